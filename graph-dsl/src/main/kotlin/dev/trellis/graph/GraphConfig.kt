@@ -1,0 +1,71 @@
+package dev.trellis.graph
+
+import kotlin.time.Duration
+
+/**
+ * The limits and defaults of a graph's runs, set in the builder's `config { }` block.
+ *
+ * ```kotlin
+ * config { maxNodeExecutions = 50; executionTimeout = 5.minutes; maxConcurrency = 8; failFast = true }
+ * ```
+ */
+public class GraphConfig internal constructor(
+    /** The most node executions (attempts excluded) one run may start; a runaway loop fails with this limit. */
+    public val maxNodeExecutions: Int,
+    /** The longest a whole run may take, or null for no limit. */
+    public val executionTimeout: Duration?,
+    /** The most nodes running at the same time in one run. */
+    public val maxConcurrency: Int,
+    /** Whether a failure cancels the nodes still running (true) or lets them finish (false, the default). */
+    public val failFast: Boolean,
+    /** The timeout of each attempt of nodes that set none, or null for no limit. */
+    public val defaultNodeTimeout: Duration?,
+    /** The retry policy of nodes that set none. */
+    public val defaultRetry: Retry,
+) {
+    override fun toString(): String =
+        "GraphConfig(maxNodeExecutions=$maxNodeExecutions, executionTimeout=$executionTimeout, " +
+            "maxConcurrency=$maxConcurrency, failFast=$failFast, defaultNodeTimeout=$defaultNodeTimeout, defaultRetry=$defaultRetry)"
+
+    /** Defaults. */
+    public companion object {
+        /** The default of [maxNodeExecutions]. */
+        public const val DEFAULT_MAX_NODE_EXECUTIONS: Int = 1000
+
+        /** The defaults. */
+        @JvmField
+        public val DEFAULT: GraphConfig = GraphConfigBuilder().build()
+    }
+}
+
+/** The mutable block behind `config { }`; validated when the graph is built. */
+@TrellisDsl
+public class GraphConfigBuilder {
+    /** See [GraphConfig.maxNodeExecutions]. */
+    public var maxNodeExecutions: Int = GraphConfig.DEFAULT_MAX_NODE_EXECUTIONS
+
+    /** See [GraphConfig.executionTimeout]. */
+    public var executionTimeout: Duration? = null
+
+    /** See [GraphConfig.maxConcurrency]. */
+    public var maxConcurrency: Int = Int.MAX_VALUE
+
+    /** See [GraphConfig.failFast]. */
+    public var failFast: Boolean = false
+
+    /** See [GraphConfig.defaultNodeTimeout]. */
+    public var defaultNodeTimeout: Duration? = null
+
+    /** See [GraphConfig.defaultRetry]. */
+    public var defaultRetry: Retry = Retry.NONE
+
+    internal fun problems(): List<String> = buildList {
+        if (maxNodeExecutions < 1) add("config: maxNodeExecutions must be at least 1, but was $maxNodeExecutions.")
+        if (maxConcurrency < 1) add("config: maxConcurrency must be at least 1, but was $maxConcurrency.")
+        executionTimeout?.let { if (!it.isPositive()) add("config: executionTimeout must be positive, but was $it; use null for no limit.") }
+        defaultNodeTimeout?.let { if (!it.isPositive()) add("config: defaultNodeTimeout must be positive, but was $it; use null for no limit.") }
+    }
+
+    internal fun build(): GraphConfig =
+        GraphConfig(maxNodeExecutions, executionTimeout, maxConcurrency, failFast, defaultNodeTimeout, defaultRetry)
+}

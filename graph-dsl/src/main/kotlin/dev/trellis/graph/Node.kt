@@ -1,0 +1,87 @@
+package dev.trellis.graph
+
+import kotlin.time.Duration
+
+/**
+ * A node of a built [Graph]: its id, body and options.
+ */
+public class Node internal constructor(
+    /** The node's id, unique in its graph. */
+    public val id: String,
+    /** What the node does; runs with a [NodeScope] as receiver. */
+    public val body: NodeBody,
+    /** The node's own timeout per attempt, or null to use the graph's default. */
+    public val timeout: Duration?,
+    /** The node's own retry policy, or null to use the graph's default. */
+    public val retry: Retry?,
+    /** A description for tools and diagrams. */
+    public val description: String?,
+    /** The node's position in declaration order. */
+    @property:InternalTrellisApi public val index: Int,
+) {
+    override fun toString(): String = "Node($id)"
+}
+
+/**
+ * A handle on a node declared in a graph builder, used to wire edges and routes; [Graph.END] ends a path.
+ */
+public class NodeRef internal constructor(
+    /** The id of the node this handle refers to. */
+    public val id: String,
+) {
+    override fun equals(other: Any?): Boolean = this === other || (other is NodeRef && other.id == id)
+
+    override fun hashCode(): Int = id.hashCode()
+
+    override fun toString(): String = if (id == Graph.END) "END" else id
+
+    /** The end of a path. */
+    public companion object {
+        /** The handle of [Graph.END]. */
+        @JvmField
+        public val END: NodeRef = NodeRef(Graph.END)
+
+        /** A handle on the node [id]; checked when the graph is built. */
+        @JvmStatic
+        public fun of(id: String): NodeRef = if (id == Graph.END) END else NodeRef(id)
+    }
+}
+
+/**
+ * An edge of a built [Graph]. When an execution of [from] completes, its edges are decided against the
+ * merged state; each edge taken leaves a trigger on its target.
+ */
+public sealed class Edge {
+    /** The node this edge leaves. */
+    public abstract val from: String
+
+    /** The nodes this edge may lead to ([Graph.END] included for routes). */
+    public abstract val targets: List<String>
+
+    /** An edge always taken: `a then b`. */
+    public class Plain internal constructor(override val from: String, public val to: String) : Edge() {
+        override val targets: List<String> get() = listOf(to)
+
+        override fun toString(): String = "$from -> $to"
+    }
+
+    /** An edge taken when [condition] holds on the merged state; several may be taken at once (fan-out). */
+    public class Conditional internal constructor(
+        override val from: String,
+        public val to: String,
+        public val condition: (State) -> Boolean,
+    ) : Edge() {
+        override val targets: List<String> get() = listOf(to)
+
+        override fun toString(): String = "$from -?> $to"
+    }
+
+    /** A route: [selector] picks exactly one of the declared [targets]. */
+    public class Route internal constructor(
+        override val from: String,
+        override val targets: List<String>,
+        public val selector: (State) -> NodeRef,
+    ) : Edge() {
+        override fun toString(): String = "$from -> one of $targets"
+    }
+}

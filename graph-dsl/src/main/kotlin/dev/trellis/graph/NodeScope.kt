@@ -1,0 +1,58 @@
+package dev.trellis.graph
+
+/**
+ * What a node's body sees while it runs: the state at its start, its identity, and ways to write state
+ * and stream custom events.
+ *
+ * Writes are buffered and applied atomically when the node completes; a failed or cancelled attempt
+ * applies nothing. Reads see the state at the node's start with the node's own writes applied.
+ *
+ * ```kotlin
+ * node("write") {
+ *     val n = get(Research.drafts)
+ *     emit(Progress("writing draft ${n + 1}"))
+ *     set(Research.drafts, n + 1)
+ * }
+ * ```
+ */
+@TrellisDsl
+public interface NodeScope {
+    /** The id of the run this execution belongs to. */
+    public val runId: String
+
+    /** The id of the running node. */
+    public val nodeId: String
+
+    /** The attempt number of this execution, 1 for the first. */
+    public val attempt: Int
+
+    /** How many times this node has started in this run, this execution included. */
+    public val executionCount: Int
+
+    /** The state at the start of this attempt, without this node's writes. */
+    public val state: State
+
+    /** The value of [key]: the state at the start of this attempt with this node's own writes folded in. */
+    public operator fun <T> get(key: StateKey<T>): T
+
+    /**
+     * Writes [value] to [key]. For a key with a reducer the value is an update folded by the reducer;
+     * otherwise it replaces the value.
+     */
+    public fun <T> set(key: StateKey<T>, value: T)
+
+    /**
+     * Replaces the value of [key] by [transform] of its current value; only for keys without a reducer
+     * (for those, [set] an update instead).
+     */
+    public fun <T> update(key: StateKey<T>, transform: (T) -> T)
+
+    /**
+     * Streams [payload] to the run's collectors as a custom event. Suspends while a slow collector
+     * catches up (backpressure), so nothing is dropped.
+     */
+    public suspend fun emit(payload: Any)
+}
+
+/** The body of a node: suspending code run with a [NodeScope] as receiver. */
+public typealias NodeBody = suspend NodeScope.() -> Unit

@@ -1,0 +1,149 @@
+package dev.trellis.graph
+
+/**
+ * An immutable snapshot of a graph's state: a value for each key of its [schema].
+ *
+ * Reading a key returns its value, or its default when it was never written; reading a key that has
+ * neither fails with a message naming the key. Every key also carries a version that the runtime raises
+ * on each write, which is how it detects conflicting writes (see `docs/semantics.md`).
+ *
+ * ```kotlin
+ * val input = stateOf(Research.question to "Why is the sky blue?")
+ * val question: String = input[Research.question]
+ * ```
+ */
+public class State private constructor(
+    /** The schema this state belongs to. */
+    public val schema: StateSchema,
+    private val values: Array<Any?>,
+    private val versions: LongArray,
+) {
+    /** Returns the value of [key]. */
+    public operator fun <T> get(key: StateKey<T>): T {
+        checkKey(key)
+        val value = values[key.index]
+        if (value === Unset) {
+            throw NoSuchElementException(
+                "State key '${key.name}' of schema '${schema.name}' has no value and no default. " +
+                    "Give it a value in the run's input, or declare it with a default.",
+            )
+        }
+        @Suppress("UNCHECKED_CAST")
+        return value as T
+    }
+
+    /** Returns the value of [key], or null when it has no value and no default. */
+    public fun <T> getOrNull(key: StateKey<T>): T? {
+        checkKey(key)
+        val value = values[key.index]
+        @Suppress("UNCHECKED_CAST")
+        return if (value === Unset) null else value as T
+    }
+
+    /** Whether [key] has a value (written, given in the input, or a default). */
+    public fun contains(key: StateKey<*>): Boolean {
+        checkKey(key)
+        return values[key.index] !== Unset
+    }
+
+    /** Returns a copy of this state with [key] set to [value]; reducers are not applied. */
+    public fun <T> with(key: StateKey<T>, value: T): State {
+        checkKey(key)
+        val copy = values.copyOf()
+        copy[key.index] = key.cast(value)
+        return State(schema, copy, versions)
+    }
+
+    /** The values of every key that has one, by key name, in declaration order. */
+    public fun toMap(): Map<String, Any?> {
+        val map = LinkedHashMap<String, Any?>()
+        for (key in schema.keys) {
+            val value = values[key.index]
+            if (value !== Unset) map[key.name] = value
+        }
+        return map
+    }
+
+    /** The version of [key]: 0 until the first write during a run, then raised on each write. */
+    public fun versionOf(key: StateKey<*>): Long {
+        checkKey(key)
+        return versions[key.index]
+    }
+
+    /** The raw value at key position [index], [Unset] when absent. For the runtime's merge loop. */
+    @InternalTrellisApi
+    public fun valueAt(index: Int): Any? = values[index]
+
+    /** The version at key position [index]. For the runtime's merge loop. */
+    @InternalTrellisApi
+    public fun versionAt(index: Int): Long = versions[index]
+
+    /** A copy of the value array, to be changed and wrapped by [fromArrays]. */
+    @InternalTrellisApi
+    public fun copyValues(): Array<Any?> = values.copyOf()
+
+    /** A copy of the version array, to be changed and wrapped by [fromArrays]. */
+    @InternalTrellisApi
+    public fun copyVersions(): LongArray = versions.copyOf()
+
+    private fun checkKey(key: StateKey<*>) {
+        require(key.schema === schema) {
+            "State key '${key.name}' belongs to schema '${key.schema.name}', not to this state's schema '${schema.name}'."
+        }
+    }
+
+    override fun equals(other: Any?): Boolean =
+        this === other || (other is State && other.schema === schema && other.values.contentEquals(values))
+
+    override fun hashCode(): Int = 31 * System.identityHashCode(schema) + values.contentHashCode()
+
+    override fun toString(): String = "State(${schema.name}, ${toMap()})"
+
+    /** Marker of a key without a value; only the runtime sees it. */
+    @InternalTrellisApi
+    public object Unset {
+        override fun toString(): String = "<unset>"
+    }
+
+    /** Factories. */
+    public companion object {
+        internal fun initial(schema: StateSchema): State {
+            val keys = schema.keys
+            val values = arrayOfNulls<Any?>(keys.size)
+            for (key in keys) values[key.index] = if (key.hasDefault) key.default else Unset
+            return State(schema, values, LongArray(keys.size))
+        }
+
+        /** Wraps arrays the caller owns and never changes again. For the runtime's merge loop. */
+        @InternalTrellisApi
+        @JvmStatic
+        public fun fromArrays(schema: StateSchema, values: Array<Any?>, versions: LongArray): State {
+            require(values.size == schema.keys.size && versions.size == values.size) {
+                "State arrays of size ${values.size}/${versions.size} do not match schema '${schema.name}' with ${schema.keys.size} keys."
+            }
+            return State(schema, values, versions)
+        }
+    }
+}
+
+/**
+ * Builds an input state from key-value pairs, checking each value's type against its key.
+ *
+ * All keys must belong to one schema; keys not given keep their defaults.
+ *
+ * ```kotlin
+ * research.invoke(stateOf(Research.question to "Why is the sky blue?"))
+ * ```
+ */
+public fun stateOf(vararg values: Pair<StateKey<*>, Any?>): State {
+    require(values.isNotEmpty()) {
+        "stateOf() needs at least one key to know its schema; use schema.initialState() for a state of defaults."
+    }
+    val schema = values[0].first.schema
+    var state = schema.initialState()
+    for ((key, value) in values) {
+        @Suppress("UNCHECKED_CAST")
+        state = state.with(key as StateKey<Any?>, value)
+    }
+    return state
+}
