@@ -70,6 +70,13 @@ public class State private constructor(
         return versions[key.index]
     }
 
+    /** The raw value of [key], [Unset] when absent. For the runtime. */
+    @InternalTrellisApi
+    public fun getOrUnset(key: StateKey<*>): Any? {
+        checkKey(key)
+        return values[key.index]
+    }
+
     /** The raw value at key position [index], [Unset] when absent. For the runtime's merge loop. */
     @InternalTrellisApi
     public fun valueAt(index: Int): Any? = values[index]
@@ -118,8 +125,8 @@ public class State private constructor(
         @InternalTrellisApi
         @JvmStatic
         public fun fromArrays(schema: StateSchema, values: Array<Any?>, versions: LongArray): State {
-            require(values.size == schema.keys.size && versions.size == values.size) {
-                "State arrays of size ${values.size}/${versions.size} do not match schema '${schema.name}' with ${schema.keys.size} keys."
+            require(values.size == schema.keyCount && versions.size == values.size) {
+                "State arrays of size ${values.size}/${versions.size} do not match schema '${schema.name}' with ${schema.keyCount} keys."
             }
             return State(schema, values, versions)
         }

@@ -40,6 +40,8 @@ public open class StateSchema @JvmOverloads constructor(name: String? = null, pu
     /** The keys of this schema in declaration order. */
     public val keys: List<StateKey<*>> get() = declared.toList()
 
+    internal val keyCount: Int get() = declared.size
+
     /** Returns the key called [name], or null. */
     public fun keyOrNull(name: String): StateKey<*>? = byName[name]
 

@@ -19,6 +19,8 @@ public class Topology private constructor(
     /** The edges that close a cycle. */
     public val backEdges: List<Edge>,
     private val indexById: Map<String, Int>,
+    /** The schema's keys by index. */
+    public val keys: Array<StateKey<*>>,
 ) {
     /** The number of nodes. */
     public val size: Int get() = nodes.size
@@ -80,6 +82,7 @@ public class Topology private constructor(
                 upstream = predecessorsOf(successors).let { preds -> Array(n) { upstreamOf(it, preds) } },
                 backEdges = backEdges,
                 indexById = indexById,
+                keys = schema.keys.toTypedArray(),
             )
         }
 

@@ -1,0 +1,179 @@
+package dev.trellis.runtime
+
+import java.time.Duration
+import java.time.Instant
+
+/**
+ * Something that happened during a run, as streamed by `Graph.run`.
+ *
+ * Every event has the [runId], a [sequence] number (0, 1, 2, ... in delivery order) and a [timestamp].
+ * Pairing rules (see `docs/semantics.md`): the first event is [RunStarted] and exactly one terminal event
+ * ([RunCompleted], [RunFailed], [RunCancelled]) is the last; every [NodeStarted] is followed by exactly one
+ * [NodeCompleted], [NodeFailed] or [NodeCancelled] for the same node and execution.
+ */
+public sealed class RunEvent(
+    /** The id of the run. */
+    public val runId: String,
+    /** When the event happened. */
+    public val timestamp: Instant,
+) {
+    private var seq: Long = -1
+
+    /** The position of this event in its run's stream, from 0, without gaps. */
+    public val sequence: Long get() = seq
+
+    internal fun stamp(sequence: Long) {
+        seq = sequence
+    }
+
+    /** The names of the event's fields, for `toString`. */
+    protected abstract fun describe(): String
+
+    override fun toString(): String = "${javaClass.simpleName}(#$sequence, ${describe()})"
+
+    /** The run started from [input]. */
+    public class RunStarted internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The graph's id. */
+        public val graphId: String,
+        /** The run's initial state. */
+        public val input: dev.trellis.graph.State,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "graph=$graphId"
+    }
+
+    /** An execution of [nodeId] started (its first attempt). */
+    public class NodeStarted internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The node. */
+        public val nodeId: String,
+        /** The execution number of the node in this run, from 1. */
+        public val execution: Int,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "$nodeId#$execution"
+    }
+
+    /** Attempt [attempt] of an execution failed with [error]; attempt `attempt + 1` starts after [delay]. */
+    public class NodeRetrying internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The node. */
+        public val nodeId: String,
+        /** The execution number. */
+        public val execution: Int,
+        /** The attempt that failed. */
+        public val attempt: Int,
+        /** Why it failed. */
+        public val error: Throwable,
+        /** The wait before the next attempt. */
+        public val delay: Duration,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "$nodeId#$execution attempt=$attempt delay=$delay error=$error"
+    }
+
+    /** An execution completed and its writes were merged into the state. */
+    public class NodeCompleted internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The node. */
+        public val nodeId: String,
+        /** The execution number. */
+        public val execution: Int,
+        /** How many attempts it took. */
+        public val attempts: Int,
+        /** How long the execution took, retries included. */
+        public val duration: Duration,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "$nodeId#$execution attempts=$attempts"
+    }
+
+    /** An execution failed with [error] (after its retries). */
+    public class NodeFailed internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The node. */
+        public val nodeId: String,
+        /** The execution number. */
+        public val execution: Int,
+        /** How many attempts it took. */
+        public val attempts: Int,
+        /** The failure. */
+        public val error: Throwable,
+        /** How long the execution took, retries included. */
+        public val duration: Duration,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "$nodeId#$execution attempts=$attempts error=$error"
+    }
+
+    /** An execution was cancelled (run cancelled, fail-fast or run timeout). */
+    public class NodeCancelled internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The node. */
+        public val nodeId: String,
+        /** The execution number. */
+        public val execution: Int,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "$nodeId#$execution"
+    }
+
+    /** After an execution of [from] completed, its edge to [to] ([dev.trellis.graph.Graph.END] included) was taken. */
+    public class EdgeTaken internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The node the edge leaves. */
+        public val from: String,
+        /** The node the edge leads to, or `__end__`. */
+        public val to: String,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "$from -> $to"
+    }
+
+    /** A payload a node streamed with `emit`. */
+    public class Custom internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The emitting node. */
+        public val nodeId: String,
+        /** The execution number. */
+        public val execution: Int,
+        /** What the node emitted. */
+        public val payload: Any,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "$nodeId#$execution payload=$payload"
+    }
+
+    /** The run completed; [result] holds the final state. Terminal. */
+    public class RunCompleted internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The run's result. */
+        public val result: RunResult,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "duration=${result.duration}"
+    }
+
+    /** The run failed with [error]. Terminal. */
+    public class RunFailed internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The first failure. */
+        public val error: Throwable,
+        /** The run's result. */
+        public val result: RunResult,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "error=$error"
+    }
+
+    /** The run was cancelled. Terminal. */
+    public class RunCancelled internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The run's result. */
+        public val result: RunResult,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "cancelled"
+    }
+}

@@ -1,0 +1,78 @@
+package dev.trellis.runtime
+
+import dev.trellis.graph.State
+import java.time.Duration
+
+/**
+ * What a run did: its final [status] and [state], a [NodeResult] per node, the [executions] in start order,
+ * and its total [duration].
+ */
+public class RunResult internal constructor(
+    /** The run's id. */
+    public val runId: String,
+    /** The graph's id. */
+    public val graphId: String,
+    /** How the run ended: COMPLETED, FAILED, CANCELLED (or INTERRUPTED with persistence). */
+    public val status: Status,
+    /** The final state: every merged write of every completed execution. */
+    public val state: State,
+    /** A result per node, in declaration order, by node id. */
+    public val nodes: Map<String, NodeResult>,
+    /** Every execution, in the order they started (the most recent [RunOptions.executionHistoryLimit]). */
+    public val executions: List<NodeExecution>,
+    /** How many executions were left out of [executions] by the history limit. */
+    public val droppedExecutions: Long,
+    /** How long the run took. */
+    public val duration: Duration,
+    /** Every failure, in the order they happened; empty unless the run failed. */
+    public val errors: List<Throwable>,
+) {
+    /** The first failure, or null. */
+    public val error: Throwable? get() = errors.firstOrNull()
+
+    /** The result of node [nodeId]. @throws NoSuchElementException naming the known nodes. */
+    public fun node(nodeId: String): NodeResult =
+        nodes[nodeId] ?: throw NoSuchElementException("Graph '$graphId' has no node '$nodeId'. Nodes: ${nodes.keys}.")
+
+    override fun toString(): String = "RunResult($runId, $status, duration=$duration, state=$state, error=$error)"
+}
+
+/**
+ * The outcome of one node over a run: the [status] of its last execution, how many [executions] and
+ * [attempts] it had, the time it spent, and its last [error].
+ */
+public class NodeResult internal constructor(
+    /** The node's id. */
+    public val nodeId: String,
+    /** The status of the last execution, PENDING if it never started. */
+    public val status: Status,
+    /** How many executions started. */
+    public val executions: Int,
+    /** How many attempts were made over all executions. */
+    public val attempts: Int,
+    /** The total time spent in executions, retries included. */
+    public val duration: Duration,
+    /** The last failure, or null. */
+    public val error: Throwable?,
+) {
+    override fun toString(): String =
+        "NodeResult($nodeId, $status, executions=$executions, attempts=$attempts, duration=$duration, error=$error)"
+}
+
+/** One execution of a node: which one, how it ended, how many attempts and how long it took. */
+public class NodeExecution internal constructor(
+    /** The node's id. */
+    public val nodeId: String,
+    /** The execution number of this node, from 1. */
+    public val execution: Int,
+    /** How it ended. */
+    public val status: Status,
+    /** How many attempts it made. */
+    public val attempts: Int,
+    /** How long it took, retries included. */
+    public val duration: Duration,
+    /** Its failure, or null. */
+    public val error: Throwable?,
+) {
+    override fun toString(): String = "NodeExecution($nodeId#$execution, $status, attempts=$attempts, duration=$duration)"
+}

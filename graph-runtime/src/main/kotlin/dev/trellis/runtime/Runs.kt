@@ -1,0 +1,128 @@
+@file:JvmName("Runs")
+
+package dev.trellis.runtime
+
+import dev.trellis.graph.Graph
+import dev.trellis.graph.State
+import dev.trellis.runtime.internal.Engine
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.flow
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.withContext
+
+/** How many events a run may produce ahead of a slow collector before it suspends. */
+private const val EVENT_BUFFER = 64
+
+/**
+ * Runs this graph from [input] and returns its result once it completes.
+ *
+ * The run's loop runs in the caller's coroutine (or on [RunOptions.dispatcher]); independent nodes run in
+ * parallel as child coroutines. Cancelling the caller cancels every running node and rethrows the
+ * cancellation.
+ *
+ * ```kotlin
+ * val result = research.invoke(stateOf(Research.question to "Why is the sky blue?"))
+ * println(result.state[Research.notes])
+ * ```
+ *
+ * @throws GraphRunException when the run fails; its `result` holds what the run did, its cause is the first failure.
+ */
+public suspend fun Graph.invoke(input: State = schema.initialState(), options: RunOptions = RunOptions.DEFAULT): RunResult {
+    val engine = Engine(this, checkInput(input), options, null)
+    val dispatcher = options.dispatcher
+    val result = if (dispatcher == null) engine.execute() else withContext(dispatcher) { engine.execute() }
+    if (result.status == Status.FAILED) throw GraphRunException(result)
+    return result
+}
+
+/**
+ * A cold flow of the events of a run of this graph from [input]: each collection starts a fresh, isolated
+ * run. The flow ends after the run's terminal event ([RunEvent.RunCompleted], [RunEvent.RunFailed]); a
+ * failed run does not throw. Cancelling the collector cancels the run. A slow collector suspends the run,
+ * nothing is dropped.
+ *
+ * ```kotlin
+ * research.run(input).collect { event -> println(event) }
+ * ```
+ */
+public fun Graph.run(input: State = schema.initialState(), options: RunOptions = RunOptions.DEFAULT): Flow<RunEvent> {
+    val graph = this
+    val checked = checkInput(input)
+    return flow {
+        coroutineScope {
+            val channel = Channel<RunEvent>(EVENT_BUFFER)
+            launch(options.dispatcher ?: kotlin.coroutines.EmptyCoroutineContext) {
+                try {
+                    Engine(graph, checked, options, channel).execute()
+                } finally {
+                    channel.close()
+                }
+            }
+            var sequence = 0L
+            for (event in channel) {
+                event.stamp(sequence++)
+                emit(event)
+            }
+        }
+    }
+}
+
+/**
+ * Starts a run of this graph in [scope] and returns a handle on it; [onEvent] receives every event in order,
+ * the terminal one included (also when the run is cancelled through the handle).
+ *
+ * ```kotlin
+ * val handle = research.start(scope, input) { event -> log(event) }
+ * handle.cancel()                 // the run ends CANCELLED
+ * val result = handle.await()     // status CANCELLED
+ * ```
+ */
+public fun Graph.start(
+    scope: CoroutineScope,
+    input: State = schema.initialState(),
+    options: RunOptions = RunOptions.DEFAULT,
+    onEvent: suspend (RunEvent) -> Unit = {},
+): RunHandle {
+    val checked = checkInput(input)
+    val channel = Channel<RunEvent>(EVENT_BUFFER)
+    val outcome = CompletableDeferred<RunResult>()
+    val done = CompletableDeferred<RunResult>()
+    val engine = Engine(this, checked, options, channel)
+    val job = scope.launch(options.dispatcher ?: kotlin.coroutines.EmptyCoroutineContext) {
+        try {
+            outcome.complete(engine.execute { outcome.complete(it) })
+        } catch (e: Throwable) {
+            outcome.completeExceptionally(e)
+            throw e
+        } finally {
+            channel.close()
+        }
+    }
+    scope.launch {
+        var sequence = 0L
+        try {
+            for (event in channel) {
+                event.stamp(sequence++)
+                onEvent(event)
+            }
+            done.complete(outcome.await())
+        } catch (e: Throwable) {
+            job.cancel()
+            done.completeExceptionally(e)
+            throw e
+        }
+    }
+    return RunHandle(engine.runId, job, done)
+}
+
+private fun Graph.checkInput(input: State): State {
+    require(input.schema === schema) {
+        "The input state has schema '${input.schema.name}', but graph '$id' uses schema '${schema.name}'. " +
+            "Build the input from ${schema.name}'s keys."
+    }
+    return input
+}

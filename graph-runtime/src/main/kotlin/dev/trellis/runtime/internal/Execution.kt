@@ -1,0 +1,153 @@
+package dev.trellis.runtime.internal
+
+import dev.trellis.graph.Node
+import dev.trellis.graph.NodeScope
+import dev.trellis.graph.State
+import dev.trellis.graph.StateKey
+import dev.trellis.runtime.NodeTimeoutException
+import dev.trellis.runtime.Status
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.isActive
+import kotlinx.coroutines.withTimeoutOrNull
+import kotlin.time.toJavaDuration
+
+/**
+ * One execution of a node: its attempts, its buffered writes and its outcome. It is the [NodeScope] the
+ * node's body runs with. Written by the node's coroutine while it runs, read by the run's loop after the
+ * completion is handed over (the hand-over orders the two).
+ */
+internal class Execution(
+    private val engine: Engine,
+    val node: Node,
+    val index: Int,
+    val number: Int,
+    override var state: State,
+) : NodeScope {
+    override val runId: String get() = engine.runId
+    override val nodeId: String get() = node.id
+    override val executionCount: Int get() = number
+    override var attempt: Int = 1
+
+    var status: Status = Status.EXECUTING
+    var error: Throwable? = null
+    var startNanos: Long = 0
+    var durationNanos: Long = 0
+    var job: Job? = null
+
+    private var writeKeys: IntArray? = null
+    private var writeValues: Array<Any?>? = null
+    var writeCount: Int = 0
+        private set
+
+    fun writeKeyAt(i: Int): Int = writeKeys!![i]
+
+    fun writeValueAt(i: Int): Any? = writeValues!![i]
+
+    override fun <T> get(key: StateKey<T>): T {
+        var value: Any? = state.getOrUnset(key)
+        val keys = writeKeys
+        if (keys != null) {
+            val reducer = key.reducer
+            for (i in 0 until writeCount) {
+                if (keys[i] != key.index) continue
+                val w = writeValues!![i]
+                @Suppress("UNCHECKED_CAST")
+                value = if (reducer == null || value === State.Unset) w else reducer.reduce(value as T, w as T)
+            }
+        }
+        if (value === State.Unset) return state[key] // throws with the key's name
+        @Suppress("UNCHECKED_CAST")
+        return value as T
+    }
+
+    override fun <T> set(key: StateKey<T>, value: T) {
+        require(key.schema === state.schema) {
+            "Node '${node.id}' wrote key '${key.name}' of schema '${key.schema.name}', but this graph's schema is '${state.schema.name}'."
+        }
+        var keys = writeKeys
+        var values = writeValues
+        if (keys == null || values == null) {
+            keys = IntArray(4)
+            values = arrayOfNulls(4)
+            writeKeys = keys
+            writeValues = values
+        } else if (writeCount == keys.size) {
+            keys = keys.copyOf(writeCount * 2)
+            values = values.copyOf(writeCount * 2)
+            writeKeys = keys
+            writeValues = values
+        }
+        keys[writeCount] = key.index
+        values[writeCount] = value
+        writeCount++
+    }
+
+    override fun <T> update(key: StateKey<T>, transform: (T) -> T) {
+        require(key.reducer == null) {
+            "update() replaces a value, but state key '${key.name}' has reducer ${key.reducer}; use set(${key.name}, update) to fold an update into it."
+        }
+        set(key, transform(get(key)))
+    }
+
+    override suspend fun emit(payload: Any) {
+        engine.emitCustom(this, payload)
+    }
+
+    /**
+     * Runs the attempts of this execution until one succeeds, the retry policy gives up, or the coroutine is
+     * cancelled (then [status] is CANCELLED and the cancellation is rethrown).
+     */
+    suspend fun runAttempts() {
+        val config = engine.graph.config
+        val retry = node.retry ?: config.defaultRetry
+        val timeout = node.timeout ?: config.defaultNodeTimeout
+        startNanos = engine.nanoTime()
+        try {
+            while (true) {
+                val failure = attemptOnce(timeout) ?: break
+                if (!retry.shouldRetry(failure, attempt)) {
+                    status = Status.FAILED
+                    error = failure
+                    break
+                }
+                val wait = retry.delayBefore(attempt + 1, engine.options.random)
+                engine.emitRetrying(this, failure, wait.toJavaDuration())
+                delay(wait)
+                attempt++
+                state = engine.currentState
+                writeCount = 0
+            }
+            if (status == Status.EXECUTING) status = Status.COMPLETED
+        } catch (e: CancellationException) {
+            status = Status.CANCELLED
+            throw e
+        } finally {
+            durationNanos = engine.nanoTime() - startNanos
+        }
+    }
+
+    /** Runs one attempt; returns its failure, or null on success. Rethrows real cancellation. */
+    private suspend fun attemptOnce(timeout: kotlin.time.Duration?): Throwable? = try {
+        if (timeout == null) {
+            node.body(this)
+        } else if (withTimeoutOrNull(timeout) { node.body(this@Execution); true } == null) {
+            throw NodeTimeoutException(node.id, timeout.toJavaDuration())
+        }
+        null
+    } catch (e: Throwable) {
+        if (e is CancellationException && !currentCoroutineContext().isActive) throw e
+        if (e is VirtualMachineError && e !is StackOverflowError) throw e
+        writeCount = 0
+        e
+    }
+
+    /** Drops what the execution no longer needs once merged, so history does not retain states. */
+    fun release() {
+        writeKeys = null
+        writeValues = null
+        writeCount = 0
+    }
+}
