@@ -1,0 +1,53 @@
+package dev.trellis.checkpoint
+
+import java.time.Instant
+
+/** A [CheckpointStore] operation could not be carried out; the message says why and what to do. */
+public open class CheckpointStoreException(message: String, cause: Throwable? = null) : RuntimeException(message, cause)
+
+/**
+ * [CheckpointStore.claim] found [runId] held by another [owner] whose lease runs until [leaseExpiresAt].
+ */
+public class RunOwnedException(
+    /** The run that could not be claimed. */
+    public val runId: String,
+    /** The owner that asked. */
+    public val claimant: String,
+    /** The owner holding the live lease. */
+    public val owner: String,
+    /** When the holder's lease lapses unless renewed. */
+    public val leaseExpiresAt: Instant,
+) : CheckpointStoreException(
+        "Run '$runId' is owned by '$owner' with a lease valid until $leaseExpiresAt; '$claimant' cannot claim it. " +
+            "Only one process may write a run: wait until the lease expires (a crashed owner stops renewing it) or " +
+            "is released, then claim again; or run it under the owner id '$owner' if this process replaces it.",
+    )
+
+/**
+ * A write with a [Lease] whose epoch is no longer the run's current one: another process took over the run (or the
+ * lease was released, or the run deleted). The process holding the stale lease must stop working on the run.
+ */
+public class FencedOutException(
+    /** The run written to. */
+    public val runId: String,
+    /** The epoch the rejected lease holds. */
+    public val heldEpoch: Long,
+    /** The run's current epoch, or `null` when the run no longer exists. */
+    public val currentEpoch: Long?,
+    message: String,
+) : CheckpointStoreException(message)
+
+/**
+ * [CheckpointStore.append] was given a checkpoint that does not continue the run: its sequence is not the next one,
+ * or its parent does not exist. Typically two writers raced, or the caller lost track of the sequence; re-read
+ * [CheckpointStore.latest] and continue from there.
+ */
+public class CheckpointConflictException(
+    /** The run written to. */
+    public val runId: String,
+    /** The sequence the rejected checkpoint had. */
+    public val sequence: Long,
+    /** The latest sequence stored for the run. */
+    public val latestSequence: Long,
+    message: String,
+) : CheckpointStoreException(message)

@@ -1,0 +1,46 @@
+package dev.trellis.checkpoint
+
+import dev.trellis.checkpoint.internal.JdbcCheckpointStore
+import dev.trellis.checkpoint.internal.SqliteEngine
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.Dispatchers
+import java.nio.file.Path
+import java.time.Clock
+import java.time.Duration
+
+/**
+ * A [CheckpointStore] in one SQLite file: the embedded default, durable across restarts with nothing to install.
+ *
+ * The tables (`trellis_runs`, `trellis_checkpoints`, `trellis_schema_version`) are created on first use. The file
+ * is opened in WAL mode with a busy timeout, so several stores — in this JVM or in other processes — may share it:
+ * every write transaction takes the file's write lock first (`BEGIN IMMEDIATE`), which makes a claim or an append
+ * atomic across processes. Each store holds one connection and runs its JDBC calls on [dispatcher].
+ *
+ * ```kotlin
+ * SqliteCheckpointStore(Path.of("build/trellis.db")).use { store ->
+ *     val lease = store.claim("run-1", owner = "worker-a")
+ *     store.append(lease, record)
+ * }
+ * ```
+ *
+ * @param path the database file; created with its parent directories if missing.
+ * @param clock the time source for lease expiry.
+ * @param leaseDuration how long a claim or renewal lasts.
+ * @param busyTimeout how long a write waits for another process's write lock before failing.
+ * @param dispatcher where blocking JDBC calls run.
+ */
+public class SqliteCheckpointStore private constructor(
+    private val path: Path,
+    delegate: JdbcCheckpointStore,
+) : CheckpointStore by delegate {
+    @JvmOverloads
+    public constructor(
+        path: Path,
+        clock: Clock = Clock.systemUTC(),
+        leaseDuration: Duration = Duration.ofSeconds(30),
+        busyTimeout: Duration = Duration.ofSeconds(10),
+        dispatcher: CoroutineDispatcher = Dispatchers.IO,
+    ) : this(path, JdbcCheckpointStore(SqliteEngine(path, dispatcher, busyTimeout), clock, leaseDuration))
+
+    override fun toString(): String = "SqliteCheckpointStore($path)"
+}

@@ -1,0 +1,71 @@
+package dev.trellis.checkpoint.internal
+
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.sync.Mutex
+import kotlinx.coroutines.sync.withLock
+import kotlinx.coroutines.withContext
+import org.sqlite.SQLiteConfig
+import java.nio.file.Files
+import java.nio.file.Path
+import java.sql.Connection
+import java.sql.DriverManager
+import java.time.Duration
+
+/**
+ * One SQLite connection to [path], opened on first use and guarded by a [Mutex]. Transactions begin with
+ * `BEGIN IMMEDIATE`, which takes the file's write lock at once, so other processes on the same file wait (up to
+ * the busy timeout) instead of failing halfway; WAL mode lets readers in other processes go on meanwhile.
+ */
+internal class SqliteEngine(
+    private val path: Path,
+    private val dispatcher: CoroutineDispatcher,
+    private val busyTimeout: Duration,
+) : JdbcEngine {
+    override val description: String = "SQLite database $path"
+    override val runsTable: String = "trellis_runs"
+    override val checkpointsTable: String = "trellis_checkpoints"
+    override val lockRow: String = ""
+
+    private val mutex = Mutex()
+    private var connection: Connection? = null
+    private var closed = false
+
+    override suspend fun <T> transaction(block: (Connection) -> T): T = mutex.withLock {
+        withContext(dispatcher) { connection().inTransaction(block) }
+    }
+
+    private fun connection(): Connection {
+        check(!closed) { "$description was closed; create a new SqliteCheckpointStore to use it again." }
+        connection?.let { return it }
+        path.toAbsolutePath().parent?.let { Files.createDirectories(it) }
+        val busyMillis = busyTimeout.toMillis().coerceIn(1, Int.MAX_VALUE.toLong()).toInt()
+        val config = SQLiteConfig().apply {
+            setBusyTimeout(busyMillis)
+            setJournalMode(SQLiteConfig.JournalMode.WAL)
+            setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE)
+            enforceForeignKeys(true)
+        }
+        val opened = DriverManager.getConnection("jdbc:sqlite:${path.toAbsolutePath()}", config.toProperties())
+        try {
+            opened.autoCommit = false
+            opened.inTransaction { Migrations.migrate(it, "trellis_schema_version", runsTable, checkpointsTable, description) }
+        } catch (e: Throwable) {
+            opened.close()
+            throw e
+        }
+        connection = opened
+        return opened
+    }
+
+    override fun close() {
+        // Closing waits for a running transaction; a coroutine would suspend, but close() is plain, so spin briefly.
+        while (!mutex.tryLock()) Thread.onSpinWait()
+        try {
+            closed = true
+            connection?.close()
+            connection = null
+        } finally {
+            mutex.unlock()
+        }
+    }
+}

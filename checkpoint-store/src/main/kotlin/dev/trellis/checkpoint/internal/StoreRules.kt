@@ -1,0 +1,141 @@
+package dev.trellis.checkpoint.internal
+
+import dev.trellis.checkpoint.CheckpointConflictException
+import dev.trellis.checkpoint.CheckpointRecord
+import dev.trellis.checkpoint.FencedOutException
+import dev.trellis.checkpoint.Lease
+import dev.trellis.checkpoint.RunInfo
+import dev.trellis.checkpoint.RunOwnedException
+import java.time.Clock
+import java.time.Duration
+import java.time.Instant
+import java.time.temporal.ChronoUnit
+
+/** The lease and sequence bookkeeping of one run, as every store keeps it (a row of the runs table). */
+internal class RunRow(
+    val runId: String,
+    val graphId: String?,
+    val owner: String?,
+    val leaseUntil: Instant?,
+    val epoch: Long,
+    val latestSequence: Long,
+    val latestStatus: String?,
+) {
+    fun toInfo(): RunInfo = RunInfo(runId, graphId, owner, leaseUntil, epoch, latestSequence, latestStatus)
+}
+
+/** The part of a checkpoint that pruning looks at. */
+internal class PruneEntry(val sequence: Long, val parentSequence: Long?, val kind: CheckpointRecord.Kind)
+
+/** The rules every [dev.trellis.checkpoint.CheckpointStore] applies, so that all stores behave alike. */
+internal object StoreRules {
+    /** Store times are kept to the millisecond, the precision of the SQL columns. */
+    fun now(clock: Clock): Instant = clock.instant().truncatedTo(ChronoUnit.MILLIS)
+
+    fun leaseUntil(clock: Clock, leaseDuration: Duration): Instant = now(clock).plus(leaseDuration)
+
+    fun requireLeaseDuration(leaseDuration: Duration) {
+        require(!leaseDuration.isNegative && !leaseDuration.isZero && leaseDuration >= Duration.ofMillis(1)) {
+            "The lease duration must be at least 1 ms, but is $leaseDuration; pass for example Duration.ofSeconds(30)."
+        }
+    }
+
+    fun requireRunId(runId: String) {
+        require(runId.isNotBlank()) { "The run id is blank; pass the id of the run (any non-blank text)." }
+    }
+
+    fun requireOwner(owner: String) {
+        require(owner.isNotBlank()) {
+            "The owner is blank; pass an id unique to this process, for example host name + process id + a random suffix."
+        }
+    }
+
+    fun checkClaim(runId: String, owner: String, row: RunRow, now: Instant) {
+        val holder = row.owner
+        val until = row.leaseUntil
+        if (holder != null && holder != owner && until != null && until.isAfter(now)) {
+            throw RunOwnedException(runId, owner, holder, until)
+        }
+    }
+
+    /** Throws [FencedOutException] unless [lease] still holds [row]'s current epoch. */
+    fun checkWritable(lease: Lease, row: RunRow?) {
+        if (row == null) {
+            throw FencedOutException(
+                lease.runId, lease.epoch, null,
+                "Run '${lease.runId}' no longer exists (it was deleted); this process ('${lease.owner}') holds " +
+                    "epoch ${lease.epoch} and must stop writing it. Claim the run again to start it anew.",
+            )
+        }
+        if (row.epoch != lease.epoch) {
+            throw FencedOutException(
+                lease.runId, lease.epoch, row.epoch,
+                "Another process ('${row.owner}') took over run '${lease.runId}' at epoch ${row.epoch}; this process " +
+                    "('${lease.owner}') holds epoch ${lease.epoch} and must stop: its writes would overwrite newer " +
+                    "checkpoints. Renew leases well before they expire (the lease ran until ${lease.expiresAt}).",
+            )
+        }
+        if (row.owner != lease.owner) {
+            throw FencedOutException(
+                lease.runId, lease.epoch, row.epoch,
+                "The lease of '${lease.owner}' on run '${lease.runId}' (epoch ${lease.epoch}) was released; claim " +
+                    "the run again before writing to it.",
+            )
+        }
+    }
+
+    fun requireSameRun(lease: Lease, record: CheckpointRecord) {
+        require(lease.runId == record.runId) {
+            "Checkpoint ${record.sequence} belongs to run '${record.runId}' but was written with the lease of run " +
+                "'${lease.runId}'; claim run '${record.runId}' and write with its lease."
+        }
+    }
+
+    /** Throws [CheckpointConflictException] unless [record] is the next checkpoint of [row]'s run. */
+    fun checkNext(record: CheckpointRecord, row: RunRow, parentExists: (Long) -> Boolean) {
+        val expected = row.latestSequence + 1
+        if (record.sequence != expected) {
+            val why = if (record.sequence <= row.latestSequence) {
+                "checkpoint ${record.sequence} already exists (another writer got there first, or it was saved twice)"
+            } else {
+                "that would leave a gap after ${row.latestSequence}"
+            }
+            throw CheckpointConflictException(
+                record.runId, record.sequence, row.latestSequence,
+                "Cannot append checkpoint ${record.sequence} to run '${record.runId}': the next sequence is $expected " +
+                    "and $why. Re-read the latest checkpoint and continue from sequence $expected.",
+            )
+        }
+        val parent = record.parentSequence
+        if (parent != null && !parentExists(parent)) {
+            throw CheckpointConflictException(
+                record.runId, record.sequence, row.latestSequence,
+                "Checkpoint ${record.sequence} of run '${record.runId}' names parent $parent, which is not stored " +
+                    "(it was pruned). Point it at a stored checkpoint, or save a FULL checkpoint without that parent.",
+            )
+        }
+    }
+
+    fun requireKeepLatest(keepLatest: Int) {
+        require(keepLatest >= 1) {
+            "prune keeps the $keepLatest newest checkpoints, but at least the latest one must stay; pass keepLatest >= 1, " +
+                "or delete the run."
+        }
+    }
+
+    /**
+     * The sequences pruning deletes: all but the [keepLatest] newest, less every checkpoint a kept DELTA depends on
+     * (its parent, recursively, back to a FULL checkpoint).
+     */
+    fun prunable(entries: List<PruneEntry>, keepLatest: Int): Set<Long> {
+        val bySequence = entries.associateBy { it.sequence }
+        val keep = HashSet<Long>()
+        for (entry in entries.sortedByDescending { it.sequence }.take(keepLatest)) {
+            var current: PruneEntry? = entry
+            while (current != null && keep.add(current.sequence) && current.kind == CheckpointRecord.Kind.DELTA) {
+                current = current.parentSequence?.let(bySequence::get)
+            }
+        }
+        return entries.map { it.sequence }.filterTo(HashSet()) { it !in keep }
+    }
+}
