@@ -52,6 +52,21 @@ public interface NodeScope {
      * catches up (backpressure), so nothing is dropped.
      */
     public suspend fun emit(payload: Any)
+
+    /**
+     * Pauses the run for human input: the first time, this ends the node's attempt (nothing it wrote is kept),
+     * lets the nodes still running finish, and ends the run `INTERRUPTED` with [payload] in its result and a
+     * checkpoint. When the run is resumed with an answer, the node runs again from its start and this call
+     * returns the answer. Needs checkpointing (`RunOptions.checkpointing`) to resume in another process.
+     *
+     * ```kotlin
+     * node("approve") {
+     *     val answer = interrupt("Publish draft ${get(Doc.drafts)}? (yes/no)")
+     *     set(Doc.approved, answer == "yes")
+     * }
+     * ```
+     */
+    public fun interrupt(payload: String): String
 }
 
 /** The body of a node: suspending code run with a [NodeScope] as receiver. */

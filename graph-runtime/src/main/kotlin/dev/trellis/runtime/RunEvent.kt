@@ -145,6 +145,28 @@ public sealed class RunEvent(
         override fun describe(): String = "$nodeId#$execution payload=$payload"
     }
 
+    /** A checkpoint of the run was saved as number [checkpoint] of the run's history. */
+    public class CheckpointSaved internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The checkpoint's sequence number in the run's history. */
+        public val checkpoint: Long,
+        /** Whether it is a full snapshot (true) or a delta against the previous one. */
+        public val full: Boolean,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "checkpoint=$checkpoint full=$full"
+    }
+
+    /** The run paused: a node called `interrupt`, or the run was drained. Resumable. Terminal. */
+    public class RunInterrupted internal constructor(
+        runId: String,
+        timestamp: Instant,
+        /** The run's result; [RunResult.interrupts] holds the nodes' payloads (empty when drained). */
+        public val result: RunResult,
+    ) : RunEvent(runId, timestamp) {
+        override fun describe(): String = "interrupts=${result.interrupts}"
+    }
+
     /** The run completed; [result] holds the final state. Terminal. */
     public class RunCompleted internal constructor(
         runId: String,

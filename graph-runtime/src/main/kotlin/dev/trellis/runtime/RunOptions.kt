@@ -29,6 +29,10 @@ public class RunOptions(
     public val random: Random = Random.Default,
     /** How many executions [RunResult.executions] keeps (the most recent); older ones are counted only. */
     public val executionHistoryLimit: Int = 10_000,
+    /** Where and how often the run saves checkpoints; null for none. */
+    public val checkpointing: Checkpointing? = null,
+    /** A control to drain the run gracefully; null for none. */
+    public val control: RunControl? = null,
 ) {
     init {
         require(executionHistoryLimit >= 0) { "executionHistoryLimit must not be negative, but was $executionHistoryLimit." }

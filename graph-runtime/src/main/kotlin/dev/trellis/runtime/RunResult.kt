@@ -26,6 +26,8 @@ public class RunResult internal constructor(
     public val duration: Duration,
     /** Every failure, in the order they happened; empty unless the run failed. */
     public val errors: List<Throwable>,
+    /** The pending interrupts of an INTERRUPTED run, in the order they happened; empty otherwise. */
+    public val interrupts: List<Interrupt> = emptyList(),
 ) {
     /** The first failure, or null. */
     public val error: Throwable? get() = errors.firstOrNull()
@@ -75,4 +77,18 @@ public class NodeExecution internal constructor(
     public val error: Throwable?,
 ) {
     override fun toString(): String = "NodeExecution($nodeId#$execution, $status, attempts=$attempts, duration=$duration)"
+}
+
+/** A node's request for input: [payload] is what it asked; resume the run with an answer for [nodeId]. */
+public class Interrupt internal constructor(
+    /** The node that asked. */
+    public val nodeId: String,
+    /** What it asked. */
+    public val payload: String,
+) {
+    override fun equals(other: Any?): Boolean = other is Interrupt && other.nodeId == nodeId && other.payload == payload
+
+    override fun hashCode(): Int = 31 * nodeId.hashCode() + payload.hashCode()
+
+    override fun toString(): String = "Interrupt($nodeId: $payload)"
 }

@@ -3,7 +3,18 @@ package dev.trellis.runtime.internal
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.graph.Topology
+import dev.trellis.checkpoint.CheckpointRef
+import dev.trellis.checkpoint.FencedOutException
+import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.ConflictingUpdateException
+import dev.trellis.runtime.Interrupt
+import dev.trellis.runtime.persistence.InterruptData
+import dev.trellis.runtime.persistence.NodeData
+import dev.trellis.runtime.persistence.PositionCodec
+import dev.trellis.runtime.persistence.PositionData
+import dev.trellis.runtime.persistence.Restored
+import dev.trellis.runtime.persistence.TriggerData
+import dev.trellis.runtime.persistence.WriteData
 import dev.trellis.runtime.LimitExceededException
 import dev.trellis.runtime.NodeExecution
 import dev.trellis.runtime.NodeResult
@@ -40,6 +51,13 @@ internal class Engine(
     input: State,
     val options: RunOptions,
     private val events: SendChannel<RunEvent>?,
+    private val restored: Restored? = null,
+    answers: Map<String, String> = emptyMap(),
+    private val forkedFrom: CheckpointRef? = null,
+    /** The sequence of the last checkpoint of this run in the store (0 for a new run or a fork). */
+    lastSequence: Long = 0,
+    /** Whether this is a new run id (a new run or a fork), which must not have checkpoints yet. */
+    private val fresh: Boolean = restored == null,
 ) {
     val runId: String = options.runId ?: RunIds.next()
     private val topology: Topology = graph.topology
@@ -57,9 +75,53 @@ internal class Engine(
     private val history = ArrayDeque<Execution>()
     private var dropped = 0L
     private var startNanos = 0L
+    private val nodeStatus = Array(size) { Status.PENDING }
+    private val answers = arrayOfNulls<String>(size)
+    private val interrupts = ArrayList<Execution>(0)
 
     @Volatile
-    var currentState: State = input
+    private var drainRequested = false
+    private var drained = false
+    private val checkpointer: Checkpointer? = options.checkpointing
+        ?.takeIf { it.mode != Checkpointing.Mode.OFF }
+        ?.let { Checkpointer(graph, runId, it, options.clock, lastSequence, forkedFrom) }
+
+    init {
+        for ((nodeId, answer) in answers) {
+            val index = topology.indexOf(nodeId)
+            require(index >= 0) { "Cannot answer node '$nodeId': graph '${graph.id}' has no such node." }
+            this.answers[index] = answer
+        }
+        if (restored != null) restore(restored)
+    }
+
+    private fun restore(restored: Restored) {
+        val data = restored.data
+        val counts = IntArray(size)
+        for ((id, node) in data.nodes) {
+            val index = topology.indexOf(id)
+            counts[index] = node.count
+            nodeStatus[index] = Status.valueOf(node.status)
+        }
+        data.lastWriters.forEach { (key, node) -> graph.schema.keyOrNull(key)?.let { position.lastWriter[it.index] = node } }
+        position.restore(
+            counts,
+            data.totalExecutions,
+            data.version,
+            data.triggers.map { topology.indexOf(it.node) to it.stamp },
+            data.nextStamp,
+            data.ready.map { topology.indexOf(it) },
+        )
+    }
+
+    fun takeAnswer(index: Int): String? {
+        val answer = answers[index] ?: return null
+        answers[index] = null
+        return answer
+    }
+
+    @Volatile
+    var currentState: State = restored?.state ?: input
         private set
 
     fun nanoTime(): Long = if (monotonic) System.nanoTime() else origin.elapsedNow().inWholeNanoseconds
@@ -67,8 +129,20 @@ internal class Engine(
     /** Runs to the end and returns the result; a cancelled caller gets its [CancellationException] rethrown. */
     suspend fun execute(onCancelled: (RunResult) -> Unit = {}): RunResult {
         startNanos = nanoTime()
+        checkpointer?.open(fresh)
+        val unregister = options.control?.register { drainRequested = true }
+        try {
+            return run(onCancelled)
+        } finally {
+            unregister?.invoke()
+            withContext(NonCancellable) { checkpointer?.close() }
+        }
+    }
+
+    private suspend fun run(onCancelled: (RunResult) -> Unit): RunResult {
         send { RunEvent.RunStarted(runId, now(), graph.id, currentState) }
-        for (entry in topology.entries) position.markReady(entry)
+        if (restored == null) for (entry in topology.entries) position.markReady(entry)
+        if (fresh && checkpointer?.everyStep == true) checkpointStep()
         val timeout = config.executionTimeout
         try {
             if (timeout == null) {
@@ -87,15 +161,110 @@ internal class Engine(
             events?.trySend(RunEvent.RunCancelled(runId, now(), result))
             throw e
         }
-        val result = result(if (errors.isEmpty()) Status.COMPLETED else Status.FAILED)
+        val status = when {
+            errors.isNotEmpty() -> Status.FAILED
+            interrupts.isNotEmpty() || (drained && position.readyCount + position.pendingTriggers > 0) -> Status.INTERRUPTED
+            else -> Status.COMPLETED
+        }
+        if (checkpointer != null && !fencedOut) {
+            val label = if (status == Status.INTERRUPTED && interrupts.isEmpty()) "DRAINED" else status.name
+            try {
+                checkpoint(label, full = true)
+            } catch (e: Exception) {
+                errors += e
+            }
+        }
+        val result = result(if (errors.isEmpty()) status else Status.FAILED)
         send {
-            if (result.status == Status.COMPLETED) {
-                RunEvent.RunCompleted(runId, now(), result)
-            } else {
-                RunEvent.RunFailed(runId, now(), result.errors.first(), result)
+            when (result.status) {
+                Status.COMPLETED -> RunEvent.RunCompleted(runId, now(), result)
+                Status.INTERRUPTED -> RunEvent.RunInterrupted(runId, now(), result)
+                else -> RunEvent.RunFailed(runId, now(), result.errors.first(), result)
             }
         }
         return result
+    }
+
+    private var fencedOut = false
+
+    /** Saves a checkpoint of the current position; a failure to save fails the run. */
+    private suspend fun checkpoint(status: String, full: Boolean = false) {
+        val writer = checkpointer ?: return
+        val (sequence, wasFull) = try {
+            writer.save(status, full) { isFull -> positionData(status, isFull, writer) }
+        } catch (e: FencedOutException) {
+            fencedOut = true
+            throw e
+        }
+        send { RunEvent.CheckpointSaved(runId, now(), sequence, wasFull) }
+    }
+
+    private suspend fun checkpointStep() {
+        try {
+            checkpoint("RUNNING")
+        } catch (e: CancellationException) {
+            throw e
+        } catch (e: Exception) {
+            fail(e)
+        }
+    }
+
+    private fun positionData(status: String, full: Boolean, writer: Checkpointer): PositionData {
+        val keys = topology.keys
+        val state = currentState
+        val stateJson = if (full) {
+            val map = LinkedHashMap<String, kotlinx.serialization.json.JsonElement>()
+            for (key in keys) {
+                val value = state.valueAt(key.index)
+                if (value !== State.Unset) map[key.name] = PositionCodec.encodeValue(key, value)
+            }
+            map
+        } else {
+            null
+        }
+        val writes = if (full) emptyList() else writer.writesSinceLast().map { (k, v) -> WriteData(keys[k].name, PositionCodec.encodeValue(keys[k], v)) }
+        val versions = LinkedHashMap<String, Long>()
+        val writers = LinkedHashMap<String, String>()
+        for (key in keys) {
+            if (!full && !writer.changedKey(key.index)) continue
+            val v = state.versionAt(key.index)
+            if (v != 0L) versions[key.name] = v
+            position.lastWriter[key.index]?.let { writers[key.name] = it }
+        }
+        val rerun = BooleanArray(size)
+        for (execution in position.running) if (execution != null) rerun[execution.index] = true
+        for (execution in interrupts) rerun[execution.index] = true
+        val nodes = LinkedHashMap<String, NodeData>()
+        var total = 0
+        for (i in 0 until size) {
+            val finished = position.counts[i] - if (rerun[i]) 1 else 0
+            total += finished
+            if (full && finished == 0 && nodeStatus[i] == Status.PENDING) continue
+            if (!full && !writer.changedNode(i)) continue
+            nodes[topology.nodes[i].id] = NodeData(finished, nodeStatus[i].name)
+        }
+        val ready = ArrayList<String>()
+        for (i in 0 until size) if (rerun[i]) ready += topology.nodes[i].id
+        for (i in position.readyNodes()) if (!rerun[i]) ready += topology.nodes[i].id
+        return PositionData(
+            graphId = graph.id,
+            runId = runId,
+            status = status,
+            stateSchema = graph.schema.name,
+            stateVersion = graph.schema.version,
+            state = stateJson,
+            writes = writes,
+            versions = versions,
+            lastWriters = writers,
+            version = position.version,
+            nodes = nodes,
+            triggers = position.triggeredNodes().map { TriggerData(topology.nodes[it].id, position.stamps[it]) },
+            nextStamp = position.stampCounter,
+            ready = ready,
+            totalExecutions = total,
+            interrupts = interrupts.map { InterruptData(it.node.id, it.interruptPayload ?: "") },
+            errors = errors.map { it.toString() },
+        )
     }
 
     /**
@@ -104,6 +273,7 @@ internal class Engine(
      */
     private suspend fun drainCancelled() {
         position.failed = true
+        position.halted = true
         while (true) complete(completions.tryReceive().getOrNull() ?: break)
         for (execution in position.running) {
             if (execution == null) continue
@@ -113,10 +283,29 @@ internal class Engine(
     }
 
     private suspend fun loop() = coroutineScope {
+        val keepAlive = checkpointer?.let { writer ->
+            launch {
+                try {
+                    writer.keepLeaseAlive()
+                } catch (e: CancellationException) {
+                    throw e
+                } catch (_: Exception) {
+                    // The next checkpoint fails with the store's own error and fails the run.
+                }
+            }
+        }
+        try {
+            steps(this)
+        } finally {
+            keepAlive?.cancel()
+        }
+    }
+
+    private suspend fun steps(scope: CoroutineScope) {
         while (true) {
-            startReady(this)
+            startReady(scope)
             if (position.runningCount == 0) {
-                if (!position.failed && position.fallback()) continue
+                if (!position.halted && position.fallback()) continue
                 break
             }
             complete(completions.receive())
@@ -124,7 +313,12 @@ internal class Engine(
     }
 
     private suspend fun startReady(scope: CoroutineScope) {
-        while (!position.failed && position.readyCount > 0 && position.runningCount < config.maxConcurrency) {
+        while (!position.halted && position.readyCount > 0 && position.runningCount < config.maxConcurrency) {
+            if (drainRequested) {
+                drained = true
+                position.halted = true
+                return
+            }
             val index = position.pollReady()
             if (position.totalExecutions >= config.maxNodeExecutions) {
                 fail(
@@ -179,10 +373,23 @@ internal class Engine(
         when (execution.status) {
             Status.COMPLETED -> completed(execution)
             Status.FAILED -> failed(execution)
+            Status.INTERRUPTED -> interrupted(execution)
             else -> send { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number) }
         }
+        nodeStatus[index] = execution.status
+        checkpointer?.recordNode(index)
         execution.release()
-        if (!position.failed) position.promote(topology)
+        if (!position.failed) {
+            position.promote(topology)
+            if (checkpointer?.everyStep == true) checkpointStep()
+        }
+    }
+
+    /** A node asked for input: the run stops starting nodes and ends INTERRUPTED once running ones finish. */
+    private suspend fun interrupted(execution: Execution) {
+        interrupts += execution
+        position.halted = true
+        send { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number) }
     }
 
     private suspend fun completed(execution: Execution) {
@@ -242,6 +449,7 @@ internal class Engine(
         errors += error
         if (position.failed) return
         position.failed = true
+        position.halted = true
         if (config.failFast) cancelRunning()
     }
 
@@ -273,6 +481,7 @@ internal class Engine(
             values[k] = if (reducer == null || old === State.Unset) update else reducer.reduce(old, update)
             versions[k] = ++position.version
             position.lastWriter[k] = execution.node.id
+            if (checkpointer?.everyStep == true) checkpointer.recordWrite(k, update)
         }
         currentState = State.fromArrays(graph.schema, values, versions)
         return null
@@ -324,7 +533,7 @@ internal class Engine(
             val last = lastExecution[i]
             nodes[node.id] = NodeResult(
                 node.id,
-                last?.status ?: Status.PENDING,
+                last?.status ?: nodeStatus[i],
                 position.counts[i],
                 attempts[i],
                 Duration.ofNanos(nanos[i]),
@@ -342,6 +551,7 @@ internal class Engine(
             dropped,
             Duration.ofNanos(nanoTime() - startNanos),
             errors.toList(),
+            interrupts.map { Interrupt(it.node.id, it.interruptPayload ?: "") },
         )
     }
 

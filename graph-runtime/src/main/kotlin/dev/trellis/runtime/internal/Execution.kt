@@ -96,6 +96,11 @@ internal class Execution(
         engine.emitCustom(this, payload)
     }
 
+    /** The payload of this execution's interrupt, when [status] is INTERRUPTED. */
+    var interruptPayload: String? = null
+
+    override fun interrupt(payload: String): String = engine.takeAnswer(index) ?: throw InterruptSignal(payload)
+
     /**
      * Runs the attempts of this execution until one succeeds, the retry policy gives up, or the coroutine is
      * cancelled (then [status] is CANCELLED and the cancellation is rethrown).
@@ -108,6 +113,11 @@ internal class Execution(
         try {
             while (true) {
                 val failure = attemptOnce(timeout) ?: break
+                if (failure is InterruptSignal) {
+                    status = Status.INTERRUPTED
+                    interruptPayload = failure.payload
+                    break
+                }
                 if (!retry.shouldRetry(failure, attempt)) {
                     status = Status.FAILED
                     error = failure
@@ -151,3 +161,6 @@ internal class Execution(
         writeCount = 0
     }
 }
+
+/** Thrown by [NodeScope.interrupt] to end the attempt; never seen by users unless their node catches it. */
+internal class InterruptSignal(val payload: String) : RuntimeException("The node asked for input: $payload", null, false, false)

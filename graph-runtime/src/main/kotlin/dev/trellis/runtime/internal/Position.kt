@@ -15,7 +15,11 @@ internal class Position(private val size: Int, input: State) {
         private set
     var totalExecutions = 0
         private set
+    /** Set when a node failed: edges are no longer decided and nothing new starts. */
     var failed = false
+
+    /** Set when the run stops starting nodes: failed, interrupted or drained. */
+    var halted = false
     var version = 0L
     val lastWriter = arrayOfNulls<String>(input.copyVersions().size)
 
@@ -113,4 +117,27 @@ internal class Position(private val size: Int, input: State) {
 
     /** Drops a node polled from the ready queue that will not start after all. */
     fun drop(i: Int) = refresh(i)
+
+    /** The ready nodes in queue order. */
+    fun readyNodes(): IntArray = IntArray(readyCount) { readyQueue[(readyHead + it) % size] }
+
+    /** The nodes holding a trigger, in stamp order. */
+    fun triggeredNodes(): IntArray = triggered.copyOf(triggeredCount)
+
+    /** The stamp the next trigger gets. */
+    val stampCounter: Long get() = nextStamp
+
+    /** Puts back a position read from a checkpoint. */
+    fun restore(counts: IntArray, totalExecutions: Int, version: Long, triggers: List<Pair<Int, Long>>, nextStamp: Long, ready: List<Int>) {
+        counts.copyInto(this.counts)
+        this.totalExecutions = totalExecutions
+        this.version = version
+        for ((node, stamp) in triggers.sortedBy { it.second }) {
+            stamps[node] = stamp
+            triggered[triggeredCount++] = node
+            setActive(node, true)
+        }
+        this.nextStamp = nextStamp
+        ready.forEach { markReady(it) }
+    }
 }

@@ -1,0 +1,79 @@
+package dev.trellis.runtime
+
+import dev.trellis.checkpoint.CheckpointStore
+import kotlinx.serialization.json.JsonObject
+import java.lang.management.ManagementFactory
+import java.util.UUID
+
+/**
+ * How a run saves checkpoints: where ([store]), how often ([mode]), as whom ([owner]) and how to read old ones
+ * ([migrations]).
+ *
+ * With [Mode.EVERY_STEP] a checkpoint is saved after every node completion, before any node it triggers starts,
+ * so a completed node's writes are never lost and it never re-runs after a crash; nodes that were running at the
+ * crash run again on resume (at-least-once). Checkpoints store what changed (per-key writes) and a full
+ * snapshot every [fullSnapshotEvery] checkpoints.
+ *
+ * ```kotlin
+ * val store = SqliteCheckpointStore(Path.of("runs.db"))
+ * val result = graph.invoke(input, RunOptions(runId = "order-42", checkpointing = Checkpointing(store)))
+ * // after a crash, in a new process:
+ * graph.resume("order-42", RunOptions(checkpointing = Checkpointing(store)))
+ * ```
+ */
+public class Checkpointing @JvmOverloads constructor(
+    /** Where checkpoints go. */
+    public val store: CheckpointStore,
+    /** When checkpoints are saved. */
+    public val mode: Mode = Mode.EVERY_STEP,
+    /** Who writes: a process id; one writer per run is enforced with leases and fencing. */
+    public val owner: String = defaultOwner(),
+    /** A full snapshot every this many checkpoints; deltas in between. */
+    public val fullSnapshotEvery: Int = 100,
+    /** Migrations of old state schema versions, applied in order when a checkpoint is loaded. */
+    public val migrations: List<StateMigration> = emptyList(),
+) {
+    init {
+        require(fullSnapshotEvery >= 1) { "fullSnapshotEvery must be at least 1, but was $fullSnapshotEvery." }
+        require(owner.isNotBlank()) { "The checkpoint owner must not be blank; it identifies the writing process." }
+    }
+
+    /** When checkpoints are saved. */
+    public enum class Mode {
+        /** After every node completion (and at the start and the end of the run). */
+        EVERY_STEP,
+
+        /** Only when the run ends (completed, failed, interrupted or drained). */
+        ON_EXIT,
+
+        /** Never. */
+        OFF,
+    }
+
+    private companion object {
+        fun defaultOwner(): String = "${ManagementFactory.getRuntimeMXBean().name}/${UUID.randomUUID()}"
+    }
+}
+
+/**
+ * Turns the state of a checkpoint written with schema version [from] into schema version [to] (`from + 1`),
+ * as a JSON object of key name to value.
+ *
+ * ```kotlin
+ * StateMigration(from = 1, to = 2) { state -> JsonObject(state + ("title" to JsonPrimitive("untitled"))) }
+ * ```
+ */
+public class StateMigration(
+    /** The version this migration reads. */
+    public val from: Int,
+    /** The version it produces; must be `from + 1`. */
+    public val to: Int,
+    /** The transformation of the state's values, by key name. */
+    public val migrate: (JsonObject) -> JsonObject,
+) {
+    init {
+        require(to == from + 1) { "A StateMigration goes one version at a time, but this one goes from $from to $to." }
+    }
+
+    override fun toString(): String = "StateMigration($from -> $to)"
+}

@@ -1,0 +1,209 @@
+@file:JvmName("Persistence")
+
+package dev.trellis.runtime
+
+import dev.trellis.checkpoint.CheckpointRecord
+import dev.trellis.checkpoint.CheckpointRef
+import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.graph.Graph
+import dev.trellis.graph.State
+import dev.trellis.runtime.internal.Engine
+import dev.trellis.runtime.persistence.loadRecord
+import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.flow
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.withContext
+import java.time.Instant
+
+/**
+ * Continues run [runId] from its latest checkpoint in `options.checkpointing.store`: completed nodes do not
+ * run again; nodes that were running when the run stopped (crash, drain, interrupt) run again. [answers]
+ * gives interrupted nodes their answers by node id.
+ *
+ * ```kotlin
+ * val paused = graph.invoke(input, options)                       // status INTERRUPTED
+ * val done = graph.resume(paused.runId, options, mapOf("approve" to "yes"))
+ * ```
+ *
+ * @throws IllegalArgumentException when the options have no checkpointing, or an answer names a node that has no pending interrupt.
+ * @throws IllegalStateException when the run already ended (completed or failed); fork it to run it again.
+ * @throws CheckpointFormatException when the checkpoint cannot be loaded.
+ */
+public suspend fun Graph.resume(runId: String, options: RunOptions, answers: Map<String, String> = emptyMap()): RunResult {
+    val engine = resumeEngine(runId, options, answers, null)
+    val result = withOptionalDispatcher(options) { engine.execute() }
+    if (result.status == Status.FAILED) throw GraphRunException(result)
+    return result
+}
+
+/** [resume] with one [answer] for the single pending interrupt. */
+public suspend fun Graph.resume(runId: String, options: RunOptions, answer: String): RunResult =
+    resume(runId, options, answerPending(runId, options, answer))
+
+/** Like [resume], as a cold flow of the resumed run's events (see [run]). */
+public fun Graph.resumeEvents(runId: String, options: RunOptions, answers: Map<String, String> = emptyMap()): Flow<RunEvent> {
+    val graph = this
+    return flow {
+        coroutineScope {
+            val channel = Channel<RunEvent>(64)
+            val engine = graph.resumeEngine(runId, options, answers, channel)
+            launch(options.dispatcher ?: kotlin.coroutines.EmptyCoroutineContext) {
+                try {
+                    engine.execute()
+                } finally {
+                    channel.close()
+                }
+            }
+            var sequence = 0L
+            for (event in channel) {
+                event.stamp(sequence++)
+                emit(event)
+            }
+        }
+    }
+}
+
+/**
+ * Starts a new run from checkpoint [sequence] of run [runId] (time travel), with the state changed by [edit];
+ * the new run's first checkpoint records where it was forked from. The original run is not touched.
+ *
+ * ```kotlin
+ * val history = graph.checkpoints(store, "r1")
+ * val fork = graph.fork("r1", history[2].sequence, RunOptions(checkpointing = Checkpointing(store))) { it.with(Doc.tone, "formal") }
+ * ```
+ */
+public suspend fun Graph.fork(
+    runId: String,
+    sequence: Long,
+    options: RunOptions,
+    edit: (State) -> State = { it },
+): RunResult {
+    val checkpointing = requireCheckpointing(options, "fork")
+    val (_, restored) = loadRecord(this, checkpointing.store, runId, sequence, checkpointing.migrations)
+    val edited = edit(restored.state)
+    require(edited.schema === schema) { "The edited state must keep schema '${schema.name}'." }
+    val values = edited.copyValues()
+    val versions = restored.state.copyVersions()
+    var version = restored.data.version
+    for (key in topology.keys) {
+        if (values[key.index] != restored.state.valueAt(key.index)) versions[key.index] = ++version
+    }
+    val state = State.fromArrays(schema, values, versions)
+    val data = dev.trellis.runtime.persistence.PositionData(
+        graphId = id,
+        runId = options.runId ?: "",
+        status = "RUNNING",
+        stateSchema = schema.name,
+        stateVersion = schema.version,
+        version = version,
+        lastWriters = restored.data.lastWriters,
+        nodes = restored.data.nodes,
+        triggers = restored.data.triggers,
+        nextStamp = restored.data.nextStamp,
+        ready = restored.data.ready + restored.data.interrupts.map { it.node }.filter { it !in restored.data.ready },
+        totalExecutions = restored.data.totalExecutions,
+    )
+    val engine = Engine(
+        this,
+        state,
+        options,
+        null,
+        dev.trellis.runtime.persistence.Restored(data, state, restored.appData),
+        forkedFrom = CheckpointRef(runId, sequence),
+        fresh = true,
+    )
+    val result = withOptionalDispatcher(options) { engine.execute() }
+    if (result.status == Status.FAILED) throw GraphRunException(result)
+    return result
+}
+
+/** The checkpoints of run [runId] in [store], oldest first. */
+public suspend fun Graph.checkpoints(store: CheckpointStore, runId: String): List<CheckpointInfo> =
+    store.history(runId).filter { it.graphId == id }.map { CheckpointInfo(it) }
+
+/** The state at checkpoint [sequence] of run [runId] (the latest when null). */
+public suspend fun Graph.stateAt(
+    store: CheckpointStore,
+    runId: String,
+    sequence: Long? = null,
+    migrations: List<StateMigration> = emptyList(),
+): State = loadRecord(this, store, runId, sequence, migrations).second.state
+
+/** One checkpoint in a run's history, as listed by [checkpoints]. */
+public class CheckpointInfo internal constructor(private val record: CheckpointRecord) {
+    /** The run. */
+    public val runId: String get() = record.runId
+
+    /** Its position in the run's history, from 1. */
+    public val sequence: Long get() = record.sequence
+
+    /** The checkpoint it follows, or null for the first. */
+    public val parentSequence: Long? get() = record.parentSequence
+
+    /** When it was saved. */
+    public val createdAt: Instant get() = record.createdAt
+
+    /** The run's status then: RUNNING, COMPLETED, FAILED, INTERRUPTED or DRAINED. */
+    public val status: String get() = record.status
+
+    /** Whether it is a full snapshot. */
+    public val full: Boolean get() = record.kind == CheckpointRecord.Kind.FULL
+
+    /** The checkpoint of another run this run was forked from, on a fork's first checkpoint. */
+    public val forkedFrom: CheckpointRef? get() = record.forkedFrom
+
+    override fun toString(): String = "CheckpointInfo($runId#$sequence, $status, full=$full)"
+}
+
+private suspend fun Graph.resumeEngine(
+    runId: String,
+    options: RunOptions,
+    answers: Map<String, String>,
+    events: kotlinx.coroutines.channels.SendChannel<RunEvent>?,
+): Engine {
+    val checkpointing = requireCheckpointing(options, "resume")
+    require(options.runId == null || options.runId == runId) {
+        "resume(\"$runId\") was given options with another runId '${options.runId}'; leave RunOptions.runId null."
+    }
+    val (record, restored) = loadRecord(this, checkpointing.store, runId, null, checkpointing.migrations)
+    check(record.status != Status.COMPLETED.name && record.status != Status.FAILED.name) {
+        "Run '$runId' already ended ${record.status}; it cannot be resumed. Fork it from one of its checkpoints to run it again."
+    }
+    val pending = restored.data.interrupts.map { it.node }.toSet()
+    for (node in answers.keys) {
+        require(node in pending) {
+            "Node '$node' of run '$runId' has no pending interrupt to answer; pending: ${pending.ifEmpty { "none" }}."
+        }
+    }
+    val withRunId = RunOptions(
+        runId, options.dispatcher, options.clock, options.timeSource, options.random,
+        options.executionHistoryLimit, options.checkpointing, options.control,
+    )
+    return Engine(this, restored.state, withRunId, events, restored, answers, lastSequence = record.sequence)
+}
+
+private suspend fun Graph.answerPending(runId: String, options: RunOptions, answer: String): Map<String, String> {
+    val checkpointing = requireCheckpointing(options, "resume")
+    val (_, restored) = loadRecord(this, checkpointing.store, runId, null, checkpointing.migrations)
+    val pending = restored.data.interrupts.map { it.node }
+    require(pending.size == 1) {
+        if (pending.isEmpty()) {
+            "Run '$runId' has no pending interrupt to answer; resume it without an answer."
+        } else {
+            "Run '$runId' has ${pending.size} pending interrupts ($pending); answer each by node id with resume(runId, options, mapOf(...))."
+        }
+    }
+    return mapOf(pending.single() to answer)
+}
+
+private fun requireCheckpointing(options: RunOptions, what: String): Checkpointing =
+    requireNotNull(options.checkpointing) {
+        "$what needs a checkpoint store: pass RunOptions(checkpointing = Checkpointing(store))."
+    }
+
+private suspend fun <T> withOptionalDispatcher(options: RunOptions, block: suspend () -> T): T {
+    val dispatcher = options.dispatcher
+    return if (dispatcher == null) block() else withContext(dispatcher) { block() }
+}

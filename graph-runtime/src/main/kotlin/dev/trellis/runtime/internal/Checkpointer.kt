@@ -1,0 +1,120 @@
+package dev.trellis.runtime.internal
+
+import dev.trellis.checkpoint.CheckpointRecord
+import dev.trellis.checkpoint.CheckpointRef
+import dev.trellis.checkpoint.FencedOutException
+import dev.trellis.checkpoint.Lease
+import dev.trellis.graph.Graph
+import dev.trellis.runtime.Checkpointing
+import dev.trellis.runtime.persistence.PositionCodec
+import dev.trellis.runtime.persistence.PositionData
+import kotlinx.coroutines.delay
+import java.time.Clock
+import java.time.Duration
+import java.time.Instant
+
+/**
+ * Writes a run's checkpoints: holds the run's lease (one writer per run, fenced), numbers checkpoints, and
+ * collects what changed since the last one so that most checkpoints are small deltas.
+ */
+internal class Checkpointer(
+    private val graph: Graph,
+    private val runId: String,
+    val config: Checkpointing,
+    private val clock: Clock,
+    /** The sequence of the last checkpoint of this run (0 when it has none). */
+    private var sequence: Long,
+    private val forkedFrom: CheckpointRef?,
+) {
+    @Volatile
+    private var lease: Lease? = null
+    private var sinceFull = 0
+    private val writeKeys = ArrayList<Int>()
+    private val writeValues = ArrayList<Any?>()
+    private val changedKeys = BooleanArray(graph.topology.keys.size)
+    private val changedNodes = BooleanArray(graph.topology.size)
+
+    /**
+     * Whether the next checkpoint must be full: the first one written by each process, so that a delta chain
+     * never spans two processes (or two schema versions after a migration).
+     */
+    private var nextFull: Boolean = true
+
+    val everyStep: Boolean get() = config.mode == Checkpointing.Mode.EVERY_STEP
+
+    suspend fun open(fresh: Boolean) {
+        val claimed = config.store.claim(runId, config.owner)
+        lease = claimed
+        if (fresh && config.store.latest(runId) != null) {
+            config.store.release(claimed)
+            lease = null
+            throw IllegalStateException(
+                "Run '$runId' already has checkpoints in the store; resume it with graph.resume(\"$runId\", options) " +
+                    "or start a new run with another runId.",
+            )
+        }
+    }
+
+    suspend fun close() {
+        lease?.let { runCatching { config.store.release(it) } }
+        lease = null
+    }
+
+    /** Renews the lease at half its remaining time, for as long as the run lasts. */
+    suspend fun keepLeaseAlive() {
+        while (true) {
+            val current = lease ?: return
+            val left = Duration.between(Instant.now(clock), current.expiresAt)
+            delay(maxOf(left.toMillis() / 2, 50))
+            lease = config.store.renew(lease ?: return)
+        }
+    }
+
+    fun recordWrite(key: Int, value: Any?) {
+        writeKeys += key
+        writeValues += value
+        changedKeys[key] = true
+    }
+
+    fun recordNode(node: Int) {
+        changedNodes[node] = true
+    }
+
+    fun changedKey(key: Int): Boolean = changedKeys[key]
+
+    fun changedNode(node: Int): Boolean = changedNodes[node]
+
+    /**
+     * Saves a checkpoint built by [build] (given whether it is full) and returns its sequence and kind.
+     * @throws FencedOutException when another process took the run over.
+     */
+    suspend fun save(status: String, forceFull: Boolean, build: (full: Boolean) -> PositionData): Pair<Long, Boolean> {
+        val full = forceFull || nextFull || sinceFull + 1 >= config.fullSnapshotEvery
+        val data = build(full)
+        val next = sequence + 1
+        val record = CheckpointRecord(
+            runId = runId,
+            sequence = next,
+            parentSequence = if (sequence == 0L) null else sequence,
+            graphId = graph.id,
+            schemaVersion = graph.schema.version,
+            createdAt = Instant.now(clock),
+            status = status,
+            kind = if (full) CheckpointRecord.Kind.FULL else CheckpointRecord.Kind.DELTA,
+            payload = PositionCodec.wrap(data, Instant.now(clock)),
+            forkedFrom = if (sequence == 0L) forkedFrom else null,
+        )
+        val held = lease ?: throw IllegalStateException("Run '$runId' has no lease; it cannot save checkpoints.")
+        config.store.append(held, record)
+        sequence = next
+        sinceFull = if (full) 0 else sinceFull + 1
+        nextFull = false
+        writeKeys.clear()
+        writeValues.clear()
+        changedKeys.fill(false)
+        changedNodes.fill(false)
+        return next to full
+    }
+
+    fun writesSinceLast(): List<Pair<Int, Any?>> = writeKeys.indices.map { writeKeys[it] to writeValues[it] }
+}
