@@ -38,7 +38,7 @@ abstract class CheckpointStoreContract {
 
     @AfterEach
     fun close() {
-        store.close()
+        if (::store.isInitialized) store.close()
         cleanUp()
     }
 

