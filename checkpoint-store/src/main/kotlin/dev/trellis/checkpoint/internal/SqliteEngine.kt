@@ -31,7 +31,28 @@ internal class SqliteEngine(
     private var closed = false
 
     override suspend fun <T> transaction(block: (Connection) -> T): T = mutex.withLock {
-        withContext(dispatcher) { connection().inTransaction(block) }
+        withContext(dispatcher) { connection().immediateTransaction(block) }
+    }
+
+    /**
+     * The connection stays in auto-commit mode and transactions are begun by hand: the driver's own non-auto-commit
+     * mode keeps a transaction open between operations, which with `IMMEDIATE` would hold the write lock forever and
+     * with `DEFERRED` would pin an old snapshot for reads.
+     */
+    private fun <T> Connection.immediateTransaction(block: (Connection) -> T): T {
+        createStatement().use { it.execute("BEGIN IMMEDIATE") }
+        try {
+            val result = block(this)
+            createStatement().use { it.execute("COMMIT") }
+            return result
+        } catch (e: Throwable) {
+            try {
+                createStatement().use { it.execute("ROLLBACK") }
+            } catch (rollbackFailure: java.sql.SQLException) {
+                e.addSuppressed(rollbackFailure)
+            }
+            throw e
+        }
     }
 
     private fun connection(): Connection {
@@ -42,13 +63,11 @@ internal class SqliteEngine(
         val config = SQLiteConfig().apply {
             setBusyTimeout(busyMillis)
             setJournalMode(SQLiteConfig.JournalMode.WAL)
-            setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE)
             enforceForeignKeys(true)
         }
         val opened = DriverManager.getConnection("jdbc:sqlite:${path.toAbsolutePath()}", config.toProperties())
         try {
-            opened.autoCommit = false
-            opened.inTransaction { Migrations.migrate(it, "trellis_schema_version", runsTable, checkpointsTable, description) }
+            opened.immediateTransaction { Migrations.migrate(it, "trellis_schema_version", runsTable, checkpointsTable, description) }
         } catch (e: Throwable) {
             opened.close()
             throw e
