@@ -404,7 +404,7 @@ internal class Engine(
             sendCompleted(execution)
             return
         }
-        val taken = try {
+        val count = try {
             decideEdges(execution)
         } catch (e: Throwable) {
             if (e is VirtualMachineError && e !is StackOverflowError) throw e
@@ -414,8 +414,7 @@ internal class Engine(
             return
         }
         sendCompleted(execution)
-        if (taken == null) return
-        for (i in 0 until taken.size) {
+        for (i in 0 until count) {
             val target = taken[i]
             if (events != null) {
                 val to = if (target < 0) Graph.END else topology.nodes[target].id
@@ -487,26 +486,25 @@ internal class Engine(
         return null
     }
 
-    /** The targets of the edges taken after [execution] (END is -1), in declaration order; null when none. */
-    private fun decideEdges(execution: Execution): IntArray? {
+    /** Reused by [decideEdges]: the loop is the only caller and consumes it before the next call. */
+    private var taken = IntArray(4)
+
+    /**
+     * Decides the edges of [execution] against the merged state and returns how many were taken; their targets
+     * (END is -1) are in [taken], in declaration order.
+     */
+    private fun decideEdges(execution: Execution): Int {
         val edges = topology.outgoing[execution.index]
-        if (edges.isEmpty()) return null
+        if (edges.isEmpty()) return 0
+        if (taken.size < edges.size) taken = IntArray(edges.size)
         val state = currentState
-        if (edges.size == 1) {
-            val target = edges[0].decide(state, execution.node.id)
-            return if (target == NOT_TAKEN) null else singletons[target + 1] ?: intArrayOf(target)
-        }
-        var taken = IntArray(edges.size)
         var count = 0
         for (edge in edges) {
             val target = edge.decide(state, execution.node.id)
             if (target != NOT_TAKEN) taken[count++] = target
         }
-        if (count != taken.size) taken = taken.copyOf(count)
-        return taken
+        return count
     }
-
-    private val singletons: Array<IntArray?> = Array(minOf(size, 1024) + 1) { intArrayOf(it - 1) }
 
     suspend fun emitCustom(execution: Execution, payload: Any) {
         send { RunEvent.Custom(runId, now(), execution.node.id, execution.number, payload) }
