@@ -53,7 +53,10 @@ public class Topology private constructor(
                 }
             }
             checkEdges(edges, known, nodeList, problems)
-            if (problems.size > start) return null
+            // Reachability needs every reference resolved; other problems must not hide unreachable nodes.
+            val resolvable = indexById.size == nodes.size && entries.isNotEmpty() && entries.all(known) &&
+                edges.all { e -> known(e.from) && e.targets.all { it == Graph.END || known(it) } }
+            if (!resolvable) return null
 
             val n = nodes.size
             val successors = Array(n) { ArrayList<Int>() }
