@@ -1,5 +1,7 @@
 package dev.trellis.graph
 
+import java.util.Collections
+
 /**
  * The compiled form of a graph that the runtime executes: nodes by index, edges by source node, and for
  * every node the set of nodes upstream of it as a bit set.
@@ -208,7 +210,7 @@ public class Topology private constructor(
                     }
                 }
             }
-            return result
+            return Collections.unmodifiableList(result)
         }
     }
 }
