@@ -1,5 +1,7 @@
 package dev.trellis.graph
 
+import java.util.Collections
+
 /**
  * An immutable, validated graph: a state [schema], [nodes], [edges], [entryPoints] and a [config].
  *
@@ -45,6 +47,6 @@ public class Graph internal constructor(
 
         /** Node ids reserved by Trellis. */
         @JvmField
-        public val RESERVED_IDS: Set<String> = setOf(END, "__start__", "END", "START")
+        public val RESERVED_IDS: Set<String> = Collections.unmodifiableSet(linkedSetOf(END, "__start__", "END", "START"))
     }
 }

@@ -1,5 +1,6 @@
 package dev.trellis.graph
 
+import java.util.Collections
 import kotlin.time.Duration
 
 /**
@@ -73,7 +74,7 @@ public class GraphBuilder(
 
     /** Adds a route from this node: [selector] picks exactly one of [targets] (which may include END). */
     public fun NodeRef.route(vararg targets: NodeRef, selector: (State) -> NodeRef) {
-        edges += Edge.Route(id, targets.map { it.id }, selector)
+        edges += Edge.Route(id, targets.map { it.id }.frozen(), selector)
     }
 
     /** Sets limits and defaults of the graph's runs. */
@@ -92,6 +93,9 @@ public class GraphBuilder(
         val topology = Topology.compile(id, schema, nodes.toList(), edges.toList(), entries.toList(), problems)
         if (problems.isNotEmpty() || topology == null) throw GraphValidationException(id, problems)
         schema.freeze()
-        return Graph(id, schema, nodes.toList(), edges.toList(), entries.distinct(), config.build(), topology)
+        return Graph(id, schema, nodes.frozen(), edges.frozen(), entries.distinct().frozen(), config.build(), topology)
     }
 }
+
+/** A read-only copy that Java callers cannot change either. */
+private fun <T> List<T>.frozen(): List<T> = Collections.unmodifiableList(toList())

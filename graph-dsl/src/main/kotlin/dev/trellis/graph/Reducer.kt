@@ -65,8 +65,8 @@ private object ReplaceReducer : Reducer<Any?> {
 
 private object AppendReducer : Reducer<List<Any?>> {
     override fun reduce(current: List<Any?>, update: List<Any?>): List<Any?> {
-        if (update.isEmpty()) return current
         val base: PersistentList<Any?> = current as? PersistentList<Any?> ?: current.toPersistentList()
+        if (update.isEmpty()) return base
         return if (update.size == 1) base.add(update[0]) else base.addAll(update)
     }
 
@@ -78,9 +78,8 @@ private object AppendReducer : Reducer<List<Any?>> {
 
 private object MergeReducer : Reducer<Map<Any?, Any?>> {
     override fun reduce(current: Map<Any?, Any?>, update: Map<Any?, Any?>): Map<Any?, Any?> {
-        if (update.isEmpty()) return current
         val base: PersistentMap<Any?, Any?> = current as? PersistentMap<Any?, Any?> ?: current.toPersistentMap()
-        return base.putAll(update)
+        return if (update.isEmpty()) base else base.putAll(update)
     }
 
     override fun toString(): String = "Reducer.merge()"

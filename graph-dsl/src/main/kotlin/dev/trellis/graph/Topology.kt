@@ -1,5 +1,7 @@
 package dev.trellis.graph
 
+import java.util.Collections
+
 /**
  * The compiled form of a graph that the runtime executes: nodes by index, edges by source node, and for
  * every node the set of nodes upstream of it as a bit set.
@@ -55,7 +57,10 @@ public class Topology private constructor(
                 }
             }
             checkEdges(edges, known, nodeList, problems)
-            if (problems.size > start) return null
+            // Reachability needs every reference resolved; other problems must not hide unreachable nodes.
+            val resolvable = indexById.size == nodes.size && entries.isNotEmpty() && entries.all(known) &&
+                edges.all { e -> known(e.from) && e.targets.all { it == Graph.END || known(it) } }
+            if (!resolvable) return null
 
             val n = nodes.size
             val successors = Array(n) { ArrayList<Int>() }
@@ -208,7 +213,7 @@ public class Topology private constructor(
                     }
                 }
             }
-            return result
+            return Collections.unmodifiableList(result)
         }
     }
 }

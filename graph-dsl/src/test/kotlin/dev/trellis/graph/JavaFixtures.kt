@@ -1,0 +1,8 @@
+package dev.trellis.graph
+
+/** Graphs written in Kotlin, handed to the Java tests (as Java users will receive them). */
+object JavaFixtures {
+    /** The DESIGN.md example graph. */
+    @JvmStatic
+    fun research(): Graph = research
+}

@@ -1,0 +1,113 @@
+package dev.trellis.graph
+
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.types.shouldBeInstanceOf
+import io.kotest.matchers.types.shouldBeSameInstanceAs
+import io.kotest.property.Arb
+import io.kotest.property.arbitrary.numericDouble
+import io.kotest.property.arbitrary.int
+import io.kotest.property.arbitrary.list
+import io.kotest.property.arbitrary.long
+import io.kotest.property.arbitrary.map
+import io.kotest.property.arbitrary.string
+import io.kotest.property.checkAll
+import kotlinx.collections.immutable.PersistentList
+import kotlinx.collections.immutable.PersistentMap
+
+class ReducerTest : FunSpec({
+
+    test("replace returns the update") {
+        checkAll(Arb.string(), Arb.string()) { current, update ->
+            Reducer.replace<String>().reduce(current, update) shouldBe update
+        }
+        Reducer.replace<String?>().reduce("old", null) shouldBe null
+    }
+
+    test("append concatenates current and update") {
+        checkAll(Arb.list(Arb.int()), Arb.list(Arb.int())) { current, update ->
+            Reducer.append<Int>().reduce(current, update) shouldBe current + update
+        }
+    }
+
+    test("append is associative") {
+        val append = Reducer.append<Int>()
+        checkAll(Arb.list(Arb.int(), 0..20), Arb.list(Arb.int(), 0..20), Arb.list(Arb.int(), 0..20)) { a, b, c ->
+            append.reduce(append.reduce(a, b), c) shouldBe append.reduce(a, append.reduce(b, c))
+        }
+    }
+
+    test("append returns a persistent list and leaves its inputs alone") {
+        val current = arrayListOf("a", "b")
+        val update = arrayListOf("c")
+        val result = Reducer.append<String>().reduce(current, update)
+        result.shouldBeInstanceOf<PersistentList<String>>()
+        result shouldBe listOf("a", "b", "c")
+        current shouldBe listOf("a", "b")
+        update shouldBe listOf("c")
+    }
+
+    test("append returns a persistent list even for an empty update") {
+        val current = arrayListOf("a")
+        val result = Reducer.append<String>().reduce(current, emptyList())
+        result.shouldBeInstanceOf<PersistentList<String>>()
+        current += "mutated later"
+        result shouldBe listOf("a")
+    }
+
+    test("appending twice to one persistent value gives two independent results") {
+        val append = Reducer.append<String>()
+        val base = append.reduce(emptyList(), listOf("x"))
+        val left = append.reduce(base, listOf("l1", "l2"))
+        val right = append.reduce(base, listOf("r"))
+        base shouldBe listOf("x")
+        left shouldBe listOf("x", "l1", "l2")
+        right shouldBe listOf("x", "r")
+        append.reduce(left, emptyList()) shouldBeSameInstanceAs left
+    }
+
+    test("merge adds the update's entries, replacing those with the same key") {
+        checkAll(Arb.map(Arb.string(0..3), Arb.int(), maxSize = 10), Arb.map(Arb.string(0..3), Arb.int(), maxSize = 10)) { current, update ->
+            Reducer.merge<String, Int>().reduce(current, update) shouldBe current + update
+        }
+    }
+
+    test("merge returns a persistent map and leaves its inputs alone") {
+        val current = hashMapOf("a" to 1, "b" to 2)
+        val update = hashMapOf("b" to 20, "c" to 3)
+        val result = Reducer.merge<String, Int>().reduce(current, update)
+        result.shouldBeInstanceOf<PersistentMap<String, Int>>()
+        result shouldBe mapOf("a" to 1, "b" to 20, "c" to 3)
+        current shouldBe mapOf("a" to 1, "b" to 2)
+        update shouldBe mapOf("b" to 20, "c" to 3)
+        Reducer.merge<String, Int>().reduce(current, emptyMap()).shouldBeInstanceOf<PersistentMap<String, Int>>()
+    }
+
+    test("sum, sumLong and sumDouble add") {
+        checkAll(Arb.int(), Arb.int()) { a, b -> Reducer.sum().reduce(a, b) shouldBe a + b }
+        checkAll(Arb.long(), Arb.long()) { a, b -> Reducer.sumLong().reduce(a, b) shouldBe a + b }
+        checkAll(Arb.numericDouble(), Arb.numericDouble()) { a, b -> Reducer.sumDouble().reduce(a, b) shouldBe a + b }
+    }
+
+    test("folding updates with sum gives their arithmetic sum") {
+        checkAll(Arb.list(Arb.int(-1000..1000))) { updates ->
+            updates.fold(0, Reducer.sum()::reduce) shouldBe updates.sum()
+        }
+    }
+
+    test("a custom reducer is a lambda and is kept by its key") {
+        val longest = Reducer<String> { current, update -> if (update.length > current.length) update else current }
+        val schema = object : StateSchema("custom") {
+            val word = key("word", default = "", reducer = longest)
+        }
+        longest.reduce("abc", "de") shouldBe "abc"
+        listOf("a", "abcd", "xy").fold("", longest::reduce) shouldBe "abcd"
+        schema.word.reducer shouldBeSameInstanceAs longest
+    }
+
+    test("built-in reducers say what they are") {
+        Reducer.append<Int>().toString() shouldBe "Reducer.append()"
+        Reducer.merge<Int, Int>().toString() shouldBe "Reducer.merge()"
+        Reducer.sum().toString() shouldBe "Reducer.sum()"
+    }
+})
