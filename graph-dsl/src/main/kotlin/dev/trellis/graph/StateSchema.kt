@@ -46,10 +46,12 @@ public open class StateSchema @JvmOverloads constructor(name: String? = null, pu
     public fun keyOrNull(name: String): StateKey<*>? = byName[name]
 
     /** Declares a required key (no default): runs must provide its value in their input. */
+    @JvmSynthetic
     public inline fun <reified T> key(name: String): StateKey<T> =
         key(name, serializer<T>(), classOf<T>(), isNullable<T>())
 
     /** Declares a key with a [default] and an optional [reducer]. */
+    @JvmSynthetic
     public inline fun <reified T> key(name: String, default: T, reducer: Reducer<T>? = null): StateKey<T> =
         key(name, serializer<T>(), classOf<T>(), isNullable<T>(), default, reducer)
 
@@ -81,8 +83,8 @@ public open class StateSchema @JvmOverloads constructor(name: String? = null, pu
             "State schema '${this.name}' is already used by a built graph; declare key '$name' before building any graph with it."
         }
         val key = StateKey(this, name, serializer, valueClass.kotlinBoxed(), nullable, default, hasDefault, reducer, declared.size)
-        if (hasDefault && !key.accepts(default)) {
-            error("The default of state key '$name' in schema '${this.name}' must be a ${key.typeName}, but was ${default?.javaClass?.name}.")
+        require(!hasDefault || key.accepts(default)) {
+            "The default of state key '$name' in schema '${this.name}' must be a ${key.typeName}, but was ${default?.javaClass?.name}."
         }
         if (byName.containsKey(name)) {
             duplicates[name] = (duplicates[name] ?: 1) + 1

@@ -64,6 +64,8 @@ private class RecordingScope(override var state: State, override val nodeId: Str
     override suspend fun emit(payload: Any) {
         emitted += payload
     }
+
+    override fun interrupt(payload: String): String = error("interrupt is not supported without a runtime: $payload")
 }
 
 class DslExampleTest : FunSpec({

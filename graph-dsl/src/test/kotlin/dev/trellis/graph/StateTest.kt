@@ -146,7 +146,7 @@ class StateTest : FunSpec({
     }
 
     test("a default of the wrong type fails when the key is declared") {
-        val e = shouldThrow<IllegalStateException> {
+        val e = shouldThrow<IllegalArgumentException> {
             object : StateSchema("bad") {
                 @Suppress("unused", "UNCHECKED_CAST")
                 val n = key("n", Shop.total.serializer as kotlinx.serialization.KSerializer<Any?>, Int::class.java, false, "one")
