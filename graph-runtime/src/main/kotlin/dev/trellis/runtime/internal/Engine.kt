@@ -285,7 +285,7 @@ internal class Engine(
         val state = currentState
         if (edges.size == 1) {
             val target = edges[0].decide(state, execution.node.id)
-            return if (target == NOT_TAKEN) null else singletons[target + 1] ?: intArrayOf(target)
+            return if (target == NOT_TAKEN) null else singleton(target)
         }
         var taken = IntArray(edges.size)
         var count = 0
@@ -297,7 +297,6 @@ internal class Engine(
         return taken
     }
 
-    private val singletons: Array<IntArray?> = Array(minOf(size, 1024) + 1) { intArrayOf(it - 1) }
 
     suspend fun emitCustom(execution: Execution, payload: Any) {
         send { RunEvent.Custom(runId, now(), execution.node.id, execution.number, payload) }
@@ -318,6 +317,9 @@ internal class Engine(
     private fun now(): Instant = Instant.now(options.clock)
 
     private fun result(status: Status): RunResult {
+        // The last failure of each node among the kept executions, in one pass (not one scan per node).
+        val historyErrors = arrayOfNulls<Throwable>(size)
+        for (execution in history) execution.error?.let { historyErrors[execution.index] = it }
         val nodes = LinkedHashMap<String, NodeResult>()
         for (i in 0 until size) {
             val node = topology.nodes[i]
@@ -328,7 +330,7 @@ internal class Engine(
                 position.counts[i],
                 attempts[i],
                 Duration.ofNanos(nanos[i]),
-                errorOf(i),
+                lastExecution[i]?.error ?: historyErrors[i],
             )
         }
         val executions = history.map { NodeExecution(it.node.id, it.number, it.status, it.attempt, Duration.ofNanos(it.durationNanos), it.error) }
@@ -344,6 +346,13 @@ internal class Engine(
             errors.toList(),
         )
     }
-
-    private fun errorOf(index: Int): Throwable? = lastExecution[index]?.error ?: history.lastOrNull { it.index == index && it.error != null }?.error
 }
+
+/** How many one-target arrays [singleton] shares. */
+private const val SHARED_SINGLETONS = 1024
+
+/** `intArrayOf(t)` for t in -1 (END) until [SHARED_SINGLETONS], shared by every run; never written. */
+private val SINGLETONS: Array<IntArray> = Array(SHARED_SINGLETONS + 1) { intArrayOf(it - 1) }
+
+/** A one-element array holding [target] (-1 for END); shared when small, so deciding one edge allocates nothing. */
+private fun singleton(target: Int): IntArray = if (target < SHARED_SINGLETONS) SINGLETONS[target + 1] else intArrayOf(target)
