@@ -525,6 +525,9 @@ internal class Engine(
     private fun now(): Instant = Instant.now(options.clock)
 
     private fun result(status: Status): RunResult {
+        // The last failure of each node among the kept executions, in one pass (not one scan per node).
+        val historyErrors = arrayOfNulls<Throwable>(size)
+        for (execution in history) execution.error?.let { historyErrors[execution.index] = it }
         val nodes = LinkedHashMap<String, NodeResult>()
         for (i in 0 until size) {
             val node = topology.nodes[i]
@@ -535,7 +538,7 @@ internal class Engine(
                 position.counts[i],
                 attempts[i],
                 Duration.ofNanos(nanos[i]),
-                errorOf(i),
+                lastExecution[i]?.error ?: historyErrors[i],
             )
         }
         val executions = history.map { NodeExecution(it.node.id, it.number, it.status, it.attempt, Duration.ofNanos(it.durationNanos), it.error) }
@@ -552,6 +555,5 @@ internal class Engine(
             interrupts.map { Interrupt(it.node.id, it.interruptPayload ?: "") },
         )
     }
-
-    private fun errorOf(index: Int): Throwable? = lastExecution[index]?.error ?: history.lastOrNull { it.index == index && it.error != null }?.error
 }
+

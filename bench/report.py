@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Turns a JMH JSON result of this module into the Markdown tables of docs/performance.md.
+
+usage: python3 bench/report.py bench/target/quick.json
+"""
+import json
+import sys
+
+# workload class -> (label, node steps per run)
+WORKLOADS = [
+    ("OneNodeBench", "1-node graph", 1),
+    ("ChainBench", "chain of 100", 100),
+    ("FanOutBench", "fan-out 64 + join", 66),
+    ("LoopBench", "loop of 1000", 1000),
+    ("StateGrowthBench", "chain of 100, state growing to 40 KB", 100),
+]
+
+
+def load(path):
+    rows = {}
+    for r in json.load(open(path)):
+        name = r["benchmark"].split(".")[-2] + "." + r["benchmark"].split(".")[-1]
+        score = r["primaryMetric"]["score"]
+        err = r["primaryMetric"].get("scoreError")
+        alloc = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {}).get("score")
+        rows[name] = (score, err, alloc)
+    return rows
+
+
+def fmt_us(v):
+    if v is None:
+        return "—"
+    return f"{v:,.2f}" if v < 100 else f"{v:,.0f}"
+
+
+def fmt_b(v):
+    return "—" if v is None else f"{v:,.0f}"
+
+
+def main():
+    rows = load(sys.argv[1])
+    base = rows.get("BaselineBench.emptyRunBlocking")
+    b_us = base[0] if base else 0.0
+    b_alloc = base[2] if base and base[2] is not None else 0.0
+    print(f"Empty `runBlocking` baseline: {fmt_us(b_us)} µs/op, {fmt_b(b_alloc)} B/op "
+          "(included in every Trellis figure below; the `− rb` columns subtract it).\n")
+    print("| workload | variant | µs/op | ± | B/op | µs/op − rb | per node µs (− rb) | per node B (− rb) | Trellis / LangGraph4j |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for cls, label, steps in WORKLOADS:
+        lg = rows.get(f"{cls}.lg4jInvoke")
+        variants = [
+            ("Trellis `invoke`", "trellisInvoke", True),
+            ("Trellis `run` + every event", "trellisRunEvents", True),
+            ("LangGraph4j `invoke`", "lg4jInvoke", False),
+            ("LangGraph4j `invoke`, parallel executor", "lg4jInvokeParallel", False),
+        ]
+        for title, method, trellis in variants:
+            r = rows.get(f"{cls}.{method}")
+            if r is None:
+                continue
+            score, err, alloc = r
+            net = score - b_us if trellis else score
+            net_alloc = (alloc - b_alloc) if (trellis and alloc is not None) else alloc
+            ratio = ""
+            if trellis and lg is not None:
+                ratio = f"{score / lg[0]:.3f} (1/{lg[0] / score:,.0f})"
+                par = rows.get(f"{cls}.lg4jInvokeParallel")
+                if par is not None:
+                    ratio += f"; vs parallel {score / par[0]:.3f} (1/{par[0] / score:,.0f})"
+            print(f"| {label} | {title} | {fmt_us(score)} | {fmt_us(err)} | {fmt_b(alloc)} | "
+                  f"{fmt_us(net) if trellis else '—'} | {net / steps:.3f} | "
+                  f"{fmt_b(None if net_alloc is None else net_alloc / steps)} | {ratio} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+package dev.trellis.bench;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The fixed cost every Trellis figure includes: an empty {@code runBlocking}. Subtract it to get the run's own
+ * cost (a coroutine caller pays no runBlocking).
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(value = 2, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Warmup(iterations = 5, time = 2)
+@Measurement(iterations = 5, time = 2)
+public class BaselineBench {
+    /** {@code runBlocking { 1 }}. */
+    @Benchmark
+    public int emptyRunBlocking() {
+        return TrellisWorkloads.emptyRunBlocking();
+    }
+}

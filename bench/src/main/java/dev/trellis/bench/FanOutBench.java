@@ -1,0 +1,80 @@
+package dev.trellis.bench;
+
+import dev.trellis.graph.Graph;
+import dev.trellis.graph.State;
+import dev.trellis.runtime.RunResult;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.bsc.langgraph4j.CompiledGraph;
+import org.bsc.langgraph4j.RunnableConfig;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/** Workload 3: entry, 64 parallel branches each appending to a reducer key, join. */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(value = 2, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Warmup(iterations = 5, time = 2)
+@Measurement(iterations = 5, time = 2)
+@org.openjdk.jmh.annotations.State(Scope.Benchmark)
+public class FanOutBench {
+    private Graph trellis;
+    private State input;
+    private CompiledGraph<LangGraph4jWorkloads.BenchAgentState> lg4j;
+    private ExecutorService executor;
+    private RunnableConfig parallel;
+
+    @Setup
+    public void setUp() throws Exception {
+        trellis = TrellisWorkloads.INSTANCE.fanOut(TrellisWorkloads.FAN_OUT);
+        input = TrellisWorkloads.INSTANCE.input();
+        lg4j = LangGraph4jWorkloads.fanOut(TrellisWorkloads.FAN_OUT);
+        // one worker per core, like kotlinx.coroutines Dispatchers.Default which runs the Trellis branches
+        executor = Executors.newWorkStealingPool(Runtime.getRuntime().availableProcessors());
+        parallel = LangGraph4jWorkloads.parallelConfig(executor);
+        Check.equal("lg4j parallel log", TrellisWorkloads.FAN_OUT,
+                LangGraph4jWorkloads.invoke(lg4j, parallel).log().size());
+        RunResult result = TrellisWorkloads.invoke(trellis, input);
+        Check.equal("trellis log", TrellisWorkloads.FAN_OUT, TrellisWorkloads.log(result).size());
+        LangGraph4jWorkloads.BenchAgentState state = LangGraph4jWorkloads.invoke(lg4j);
+        Check.equal("lg4j log", TrellisWorkloads.FAN_OUT, state.log().size());
+    }
+
+    /** Trellis `Graph.invoke` (inside runBlocking). */
+    @Benchmark
+    public RunResult trellisInvoke() {
+        return TrellisWorkloads.invoke(trellis, input);
+    }
+
+    /** Trellis `Graph.run` collecting every event (inside runBlocking). */
+    @Benchmark
+    public int trellisRunEvents() {
+        return TrellisWorkloads.runCollect(trellis, input);
+    }
+
+    /** LangGraph4j `CompiledGraph.invoke(Map)`. */
+    @Benchmark
+    public LangGraph4jWorkloads.BenchAgentState lg4jInvoke() {
+        return LangGraph4jWorkloads.invoke(lg4j);
+    }
+
+    /** LangGraph4j `CompiledGraph.invoke(Map, config)` with its parallel node executor on the fan-out. */
+    @Benchmark
+    public LangGraph4jWorkloads.BenchAgentState lg4jInvokeParallel() {
+        return LangGraph4jWorkloads.invoke(lg4j, parallel);
+    }
+
+    @TearDown
+    public void tearDown() {
+        executor.shutdownNow();
+    }
+}
