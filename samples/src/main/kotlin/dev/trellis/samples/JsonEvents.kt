@@ -9,7 +9,7 @@ import kotlinx.serialization.json.put
 
 /** One event as a JSON object: type, sequence, runId, timestamp, and the event's own fields. */
 internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
-    put("type", javaClass.simpleName)
+    put("type", this@toJson.javaClass.simpleName)
     put("sequence", sequence)
     put("runId", runId)
     put("timestamp", timestamp.toString())
