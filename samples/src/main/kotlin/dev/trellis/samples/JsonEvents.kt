@@ -1,0 +1,100 @@
+package dev.trellis.samples
+
+import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.agent.AgentEvent
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonObjectBuilder
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
+
+/** One event as a JSON object: type, sequence, runId, timestamp, and the event's own fields. */
+internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
+    put("type", this@toJson.javaClass.simpleName)
+    put("sequence", sequence)
+    put("runId", runId)
+    put("timestamp", timestamp.toString())
+    when (val e = this@toJson) {
+        is RunEvent.RunStarted -> {
+            put("graph", e.graphId)
+            putState("input", e.input.toMap())
+        }
+        is RunEvent.NodeStarted -> {
+            put("node", e.nodeId)
+            put("execution", e.execution)
+        }
+        is RunEvent.NodeRetrying -> {
+            put("node", e.nodeId)
+            put("execution", e.execution)
+            put("attempt", e.attempt)
+            put("error", e.error.toString())
+            put("delayMs", e.delay.toMillis())
+        }
+        is RunEvent.NodeCompleted -> {
+            put("node", e.nodeId)
+            put("execution", e.execution)
+            put("attempts", e.attempts)
+            put("durationMs", e.duration.toMillis())
+        }
+        is RunEvent.NodeFailed -> {
+            put("node", e.nodeId)
+            put("execution", e.execution)
+            put("attempts", e.attempts)
+            put("error", e.error.toString())
+            put("durationMs", e.duration.toMillis())
+        }
+        is RunEvent.NodeCancelled -> {
+            put("node", e.nodeId)
+            put("execution", e.execution)
+        }
+        is RunEvent.EdgeTaken -> {
+            put("from", e.from)
+            put("to", e.to)
+        }
+        is RunEvent.Custom -> {
+            put("node", e.nodeId)
+            put("execution", e.execution)
+            put("payloadType", e.payload.javaClass.simpleName)
+            when (val p = e.payload) {
+                is AgentEvent.Token -> {
+                    put("agent", p.agent)
+                    put("text", p.text)
+                }
+                is AgentEvent.Step -> {
+                    put("agent", p.agent)
+                    put("step", p.description)
+                }
+                else -> put("payload", p.toString())
+            }
+        }
+        is RunEvent.RunCompleted -> {
+            put("status", e.result.status.name)
+            put("durationMs", e.result.duration.toMillis())
+            putState("state", e.result.state.toMap())
+        }
+        is RunEvent.RunFailed -> {
+            put("status", e.result.status.name)
+            put("error", e.error.toString())
+            put("durationMs", e.result.duration.toMillis())
+        }
+        is RunEvent.RunCancelled -> {
+            put("status", e.result.status.name)
+            put("durationMs", e.result.duration.toMillis())
+        }
+    }
+}
+
+private fun JsonObjectBuilder.putState(name: String, values: Map<String, Any?>) {
+    put(
+        name,
+        buildJsonObject {
+            for ((key, value) in values) {
+                when (value) {
+                    null -> put(key, null as String?)
+                    is Number -> put(key, value)
+                    is Boolean -> put(key, value)
+                    else -> put(key, value.toString())
+                }
+            }
+        },
+    )
+}

@@ -1,0 +1,73 @@
+@file:JvmName("TrellisSamples")
+
+package dev.trellis.samples
+
+import com.github.ajalt.clikt.core.CliktCommand
+import com.github.ajalt.clikt.core.CliktError
+import com.github.ajalt.clikt.core.Context
+import com.github.ajalt.clikt.core.parse
+import com.github.ajalt.clikt.parameters.arguments.argument
+import com.github.ajalt.clikt.parameters.arguments.default
+import com.github.ajalt.clikt.parameters.options.flag
+import com.github.ajalt.clikt.parameters.options.option
+import com.github.ajalt.clikt.parameters.types.choice
+import com.github.ajalt.mordant.terminal.Terminal
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlin.system.exitProcess
+import kotlin.time.Duration.Companion.milliseconds
+import kotlin.time.TimeSource
+
+/** `trellis-samples [--json] [--list] [sample]`. */
+internal class SamplesCommand : CliktCommand(name = "trellis-samples") {
+    private val json by option("--json", help = "Print the raw events as JSON lines (one object per event).").flag()
+    private val list by option("--list", help = "List the samples and exit.").flag()
+    private val sample by argument(help = "The sample to run (default: ${Samples.DEFAULT}); see --list.")
+        .choice(*Samples.all.map { it.name }.toTypedArray())
+        .default(Samples.DEFAULT)
+
+    override fun help(context: Context): String = "Runs a Trellis sample graph and shows its events live, then a summary."
+
+    override fun run() {
+        val terminal = Terminal()
+        if (list) {
+            for (s in Samples.all) terminal.println("${s.name.padEnd(14)} ${s.description}")
+            return
+        }
+        val chosen = Samples.named(sample)!!
+        val start = TimeSource.Monotonic.markNow()
+        runBlocking {
+            if (json) {
+                chosen.run(SampleContext()) { event -> println(event.toJson()) }
+                return@runBlocking
+            }
+            terminal.println("Sample '${chosen.name}': ${chosen.description}")
+            val view = ConsoleView(terminal, live = terminal.terminalInfo.interactive)
+            val ticker = launch {
+                while (true) {
+                    delay(100.milliseconds)
+                    view.tick()
+                }
+            }
+            val outcome = try {
+                chosen.run(SampleContext()) { event -> view.onEvent(event) }
+            } finally {
+                ticker.cancel()
+                view.close()
+            }
+            terminal.printSummary(outcome, start.elapsedNow())
+        }
+    }
+}
+
+/** Runs the samples' command line. */
+public fun main(args: Array<String>) {
+    val command = SamplesCommand()
+    try {
+        command.parse(args)
+    } catch (e: CliktError) {
+        command.echoFormattedHelp(e)
+        if (e.statusCode != 0) exitProcess(e.statusCode)
+    }
+}

@@ -1,0 +1,72 @@
+package dev.trellis.samples
+
+import dev.trellis.graph.Graph
+import dev.trellis.graph.State
+import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.RunOptions
+import dev.trellis.runtime.RunResult
+import dev.trellis.runtime.run
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlin.time.TimeSource
+
+/** A runnable sample: its main logic, separate from how the CLI shows it (so tests can run it). */
+internal interface Sample {
+    /** The name the CLI takes. */
+    val name: String
+
+    /** One line on what it shows. */
+    val description: String
+
+    /** Runs the sample; every event of every run goes to [onEvent], in order per run. */
+    suspend fun run(context: SampleContext, onEvent: suspend (RunEvent) -> Unit): SampleOutcome
+}
+
+/** Where samples run their graphs: real time in the CLI, virtual time in tests. */
+internal class SampleContext(
+    private val dispatcher: CoroutineDispatcher? = null,
+    private val timeSource: TimeSource = TimeSource.Monotonic,
+) {
+    fun options(runId: String? = null): RunOptions = RunOptions(runId = runId, dispatcher = dispatcher, timeSource = timeSource)
+}
+
+/** What a sample did: the result of each of its runs, and lines worth showing after them. */
+internal class SampleOutcome(val results: List<RunResult>, val notes: List<String> = emptyList()) {
+    val result: RunResult get() = results.single()
+}
+
+/** Runs [graph] from [input], handing every event to [onEvent], and returns the result of the terminal event. */
+internal suspend fun runAndCollect(
+    graph: Graph,
+    input: State,
+    context: SampleContext,
+    runId: String? = null,
+    onEvent: suspend (RunEvent) -> Unit,
+): RunResult {
+    var result: RunResult? = null
+    graph.run(input, context.options(runId)).collect { event ->
+        onEvent(event)
+        when (event) {
+            is RunEvent.RunCompleted -> result = event.result
+            is RunEvent.RunFailed -> result = event.result
+            is RunEvent.RunCancelled -> result = event.result
+            else -> Unit
+        }
+    }
+    return checkNotNull(result) { "Run of '${graph.id}' ended without a terminal event." }
+}
+
+/** Every sample, by name, the default first. */
+internal object Samples {
+    val all: List<Sample> = listOf(
+        ResearchSample,
+        BasicsSample,
+        RoutingSample,
+        FanoutSample,
+        CancellationSample,
+        AgentsSample,
+    )
+
+    const val DEFAULT: String = "research"
+
+    fun named(name: String): Sample? = all.firstOrNull { it.name == name }
+}

@@ -1,0 +1,123 @@
+package dev.trellis.samples
+
+import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.Status
+import io.kotest.matchers.collections.shouldContainExactly
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldStartWith
+import kotlinx.coroutines.test.StandardTestDispatcher
+import kotlinx.coroutines.test.TestScope
+import kotlinx.coroutines.test.runTest
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import org.junit.jupiter.api.Test
+
+/** Each sample's main logic, run in virtual time, with its outcome asserted. */
+class SamplesTest {
+    private fun TestScope.context() = SampleContext(StandardTestDispatcher(testScheduler), testScheduler.timeSource)
+
+    private suspend fun TestScope.runSample(sample: Sample): Pair<SampleOutcome, List<RunEvent>> {
+        val events = ArrayList<RunEvent>()
+        val outcome = sample.run(context()) { events += it }
+        return outcome to events
+    }
+
+    @Test
+    fun `research plans, searches in parallel, retries the flaky tool once, loops to draft 3 and publishes`() = runTest {
+        val (outcome, events) = runSample(ResearchSample)
+        val result = outcome.result
+        result.status shouldBe Status.COMPLETED
+        result.node("search-news").attempts shouldBe 2
+        result.node("search-web").attempts shouldBe 1
+        result.node("write").executions shouldBe ResearchSample.ACCEPT_AT
+        result.node("review").executions shouldBe ResearchSample.ACCEPT_AT
+        result.node("collect").executions shouldBe 1
+        result.nodes.values.map { it.status }.toSet() shouldBe setOf(Status.COMPLETED)
+        result.state[Research.findings].size shouldBe 4
+        result.state[Research.review] shouldBe "ACCEPT draft 3"
+        result.state[Research.published] shouldStartWith "Report on 'Why is the sky blue?' (draft 3)"
+        events.filterIsInstance<RunEvent.NodeRetrying>().map { it.nodeId } shouldContainExactly listOf("search-news")
+        events.filterIsInstance<RunEvent.Custom>().any { it.payload is SearchProgress } shouldBe true
+        outcome.notes.last() shouldBe "writer memory after the run: 0 message(s) (restored after each execution)"
+    }
+
+    @Test
+    fun `research searches overlap in time`() = runTest {
+        val (_, events) = runSample(ResearchSample)
+        val searchStarts = events.filterIsInstance<RunEvent.NodeStarted>().filter { it.nodeId.startsWith("search-") }
+        val firstSearchEnd = events.indexOfFirst { it is RunEvent.NodeCompleted && it.nodeId.startsWith("search-") }
+        searchStarts.size shouldBe 4
+        searchStarts.all { events.indexOf(it) < firstSearchEnd } shouldBe true
+    }
+
+    @Test
+    fun `basics chains three nodes`() = runTest {
+        val result = runSample(BasicsSample).first.result
+        result.status shouldBe Status.COMPLETED
+        result.state[Greeting.greeting] shouldBe "HELLO, TRELLIS!"
+        result.state[Greeting.visits] shouldBe 42
+        result.state[Greeting.log] shouldContainExactly listOf("greeted", "counted", "shouted")
+    }
+
+    @Test
+    fun `routing sends each ticket to exactly one handler`() = runTest {
+        val results = runSample(RoutingSample).first.results
+        results.map { it.state[Ticket.category] } shouldContainExactly listOf("billing", "tech", "other")
+        results.map { r -> listOf("billing", "tech", "other").filter { r.node(it).status == Status.COMPLETED } } shouldContainExactly
+            listOf(listOf("billing"), listOf("tech"), listOf("other"))
+        results[0].node("tech").status shouldBe Status.PENDING
+    }
+
+    @Test
+    fun `fanout folds every parallel update with reducers and joins once`() = runTest {
+        val result = runSample(FanoutSample).first.result
+        result.status shouldBe Status.COMPLETED
+        val expected = FanoutSample.letters.associateWith { l -> FanoutSample.TEXT.count { it.toString() == l } }
+        result.state[WordCount.counts] shouldBe expected
+        result.state[WordCount.total] shouldBe expected.values.sum()
+        result.node("join").executions shouldBe 1
+    }
+
+    @Test
+    fun `cancellation ends the slow node and the run CANCELLED without its writes`() = runTest {
+        val (outcome, events) = runSample(CancellationSample)
+        val result = outcome.result
+        result.status shouldBe Status.CANCELLED
+        result.node("prepare").status shouldBe Status.COMPLETED
+        result.node("process").status shouldBe Status.CANCELLED
+        result.node("report").status shouldBe Status.PENDING
+        result.state[Batch.processed] shouldBe 0
+        events.last().javaClass shouldBe RunEvent.RunCancelled::class.java
+        events.filterIsInstance<RunEvent.Custom>().size shouldBe CancellationSample.CANCEL_AFTER
+    }
+
+    @Test
+    fun `agents reused across concurrent runs see only their own conversation`() = runTest {
+        val results = runSample(AgentsSample).first.results
+        results.map { it.status }.toSet() shouldBe setOf(Status.COMPLETED)
+        for (result in results) {
+            val user = result.state[Conversation.user]
+            result.state[Conversation.greeting] shouldBe "I know 2 message(s); users I know: [$user]"
+            result.state[Conversation.recall] shouldBe "I know 2 message(s); users I know: []"
+        }
+    }
+
+    @Test
+    fun `json lines carry type, sequence, runId, timestamp and node`() = runTest {
+        val (_, events) = runSample(ResearchSample)
+        val lines = events.map { Json.parseToJsonElement(it.toJson().toString()).jsonObject }
+        lines.map { it.getValue("sequence").jsonPrimitive.content.toLong() } shouldBe events.indices.map { it.toLong() }
+        lines.first().getValue("type").jsonPrimitive.content shouldBe "RunStarted"
+        lines.last().getValue("type").jsonPrimitive.content shouldBe "RunCompleted"
+        val retry = lines.single { it.getValue("type").jsonPrimitive.content == "NodeRetrying" }
+        retry.getValue("node").jsonPrimitive.content shouldBe "search-news"
+        lines.all { it.containsKey("runId") && it.containsKey("timestamp") } shouldBe true
+    }
+
+    @Test
+    fun `every sample is listed by name`() {
+        Samples.all.map { it.name } shouldContainExactly listOf("research", "basics", "routing", "fanout", "cancellation", "agents")
+        Samples.named(Samples.DEFAULT) shouldBe ResearchSample
+    }
+}
