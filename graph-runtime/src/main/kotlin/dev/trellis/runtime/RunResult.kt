@@ -16,10 +16,8 @@ public class RunResult internal constructor(
     public val status: Status,
     /** The final state: every merged write of every completed execution. */
     public val state: State,
-    /** A result per node, in declaration order, by node id. */
-    public val nodes: Map<String, NodeResult>,
-    /** Every execution, in the order they started (the most recent [RunOptions.executionHistoryLimit]). */
-    public val executions: List<NodeExecution>,
+    nodes: () -> Map<String, NodeResult>,
+    executions: () -> List<NodeExecution>,
     /** How many executions were left out of [executions] by the history limit. */
     public val droppedExecutions: Long,
     /** How long the run took. */
@@ -29,6 +27,12 @@ public class RunResult internal constructor(
     /** The pending interrupts of an INTERRUPTED run, in the order they happened; empty otherwise. */
     public val interrupts: List<Interrupt> = emptyList(),
 ) {
+    /** A result per node, in declaration order, by node id. */
+    public val nodes: Map<String, NodeResult> by lazy(LazyThreadSafetyMode.PUBLICATION, nodes)
+
+    /** Every execution, in the order they started (the most recent [RunOptions.executionHistoryLimit]). */
+    public val executions: List<NodeExecution> by lazy(LazyThreadSafetyMode.PUBLICATION, executions)
+
     /** The first failure, or null. */
     public val error: Throwable? get() = errors.firstOrNull()
 

@@ -64,7 +64,6 @@ internal class Engine(
     private val size = topology.size
     private val config = graph.config
     private val position = Position(size, input)
-    private val completions = Channel<Execution>(Channel.UNLIMITED)
     private val childContext = options.dispatcher ?: Dispatchers.Default
     private val monotonic = options.timeSource === TimeSource.Monotonic
     private val origin = options.timeSource.markNow()
@@ -155,6 +154,7 @@ internal class Engine(
             val result = withContext(NonCancellable) {
                 draining = true
                 drainCancelled()
+                flush()
                 result(Status.CANCELLED)
             }
             onCancelled(result)
@@ -196,7 +196,7 @@ internal class Engine(
             fencedOut = true
             throw e
         }
-        send { RunEvent.CheckpointSaved(runId, now(), sequence, wasFull) }
+        post { RunEvent.CheckpointSaved(runId, now(), sequence, wasFull) }
     }
 
     private suspend fun checkpointStep() {
@@ -274,7 +274,8 @@ internal class Engine(
     private suspend fun drainCancelled() {
         position.failed = true
         position.halted = true
-        while (true) complete(completions.tryReceive().getOrNull() ?: break)
+        val channel = completionChannel
+        if (channel != null) while (true) complete(channel.tryReceive().getOrNull() ?: break)
         for (execution in position.running) {
             if (execution == null) continue
             if (execution.status == Status.EXECUTING) execution.status = Status.CANCELLED
@@ -308,9 +309,17 @@ internal class Engine(
                 if (!position.halted && position.fallback()) continue
                 break
             }
-            complete(completions.receive())
+            flush()
+            completeStep(completions().receive())
         }
+        flush()
     }
+
+    private var completionChannel: Channel<Execution>? = null
+
+    /** The hand-over of launched executions to the loop, created on the first launch. */
+    private fun completions(): Channel<Execution> =
+        completionChannel ?: Channel<Execution>(Channel.UNLIMITED).also { completionChannel = it }
 
     private suspend fun startReady(scope: CoroutineScope) {
         while (!position.halted && position.readyCount > 0 && position.runningCount < config.maxConcurrency) {
@@ -332,22 +341,24 @@ internal class Engine(
                 return
             }
             val execution = begin(index)
+            flush()
             if (position.runningCount == 1 && position.readyCount == 0) {
                 execution.runAttempts()
-                complete(execution)
+                if (checkpointer == null) complete(execution) else completeStep(execution)
             } else {
+                val channel = completions()
                 execution.job = scope.launch(childContext, CoroutineStart.ATOMIC) {
                     try {
                         execution.runAttempts()
                     } finally {
-                        completions.trySend(execution)
+                        channel.trySend(execution)
                     }
                 }
             }
         }
     }
 
-    private suspend fun begin(index: Int): Execution {
+    private fun begin(index: Int): Execution {
         val number = position.begin(index)
         val execution = Execution(this, topology.nodes[index], index, number, currentState)
         lastExecution[index] = execution
@@ -361,11 +372,11 @@ internal class Engine(
         } else {
             dropped++
         }
-        send { RunEvent.NodeStarted(runId, now(), execution.node.id, number) }
+        post { RunEvent.NodeStarted(runId, now(), execution.node.id, number) }
         return execution
     }
 
-    private suspend fun complete(execution: Execution) {
+    private fun complete(execution: Execution) {
         val index = execution.index
         position.finish(index)
         attempts[index] += execution.attempt
@@ -374,25 +385,28 @@ internal class Engine(
             Status.COMPLETED -> completed(execution)
             Status.FAILED -> failed(execution)
             Status.INTERRUPTED -> interrupted(execution)
-            else -> send { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number) }
+            else -> post { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number) }
         }
         nodeStatus[index] = execution.status
         checkpointer?.recordNode(index)
         execution.release()
-        if (!position.failed) {
-            position.promote(topology)
-            if (checkpointer?.everyStep == true) checkpointStep()
-        }
+        if (!position.failed) position.promote(topology)
+    }
+
+    /** [complete], then a checkpoint when every step is saved. */
+    private suspend fun completeStep(execution: Execution) {
+        complete(execution)
+        if (checkpointer?.everyStep == true && !position.failed) checkpointStep()
     }
 
     /** A node asked for input: the run stops starting nodes and ends INTERRUPTED once running ones finish. */
-    private suspend fun interrupted(execution: Execution) {
+    private fun interrupted(execution: Execution) {
         interrupts += execution
         position.halted = true
-        send { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number) }
+        post { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number) }
     }
 
-    private suspend fun completed(execution: Execution) {
+    private fun completed(execution: Execution) {
         val conflict = merge(execution)
         if (conflict != null) {
             execution.status = Status.FAILED
@@ -418,13 +432,13 @@ internal class Engine(
             val target = taken[i]
             if (events != null) {
                 val to = if (target < 0) Graph.END else topology.nodes[target].id
-                send { RunEvent.EdgeTaken(runId, now(), execution.node.id, to) }
+                post { RunEvent.EdgeTaken(runId, now(), execution.node.id, to) }
             }
             if (target >= 0) position.trigger(target)
         }
     }
 
-    private suspend fun sendCompleted(execution: Execution) = send {
+    private fun sendCompleted(execution: Execution) = post {
         RunEvent.NodeCompleted(
             runId,
             now(),
@@ -435,9 +449,9 @@ internal class Engine(
         )
     }
 
-    private suspend fun failed(execution: Execution) {
+    private fun failed(execution: Execution) {
         val error = execution.error!!
-        send {
+        post {
             RunEvent.NodeFailed(runId, now(), execution.node.id, execution.number, execution.attempt, error, Duration.ofNanos(execution.durationNanos))
         }
         fail(error)
@@ -507,53 +521,84 @@ internal class Engine(
     }
 
     suspend fun emitCustom(execution: Execution, payload: Any) {
-        send { RunEvent.Custom(runId, now(), execution.node.id, execution.number, payload) }
+        nodeSend { RunEvent.Custom(runId, now(), execution.node.id, execution.number, payload) }
     }
 
     suspend fun emitRetrying(execution: Execution, error: Throwable, delay: Duration) {
-        send { RunEvent.NodeRetrying(runId, now(), execution.node.id, execution.number, execution.attempt, error, delay) }
+        nodeSend { RunEvent.NodeRetrying(runId, now(), execution.node.id, execution.number, execution.attempt, error, delay) }
     }
 
     /** Set while reporting a cancelled run: events are offered without suspending, as nobody may read them. */
     private var draining = false
 
+    /** Events the loop produced and has not handed to the collector yet; see [flush]. */
+    private val pending = ArrayDeque<RunEvent>(0)
+
+    /**
+     * Queues an event of the loop. The loop [flush]es before any node starts and before it waits, so a node's
+     * own events (custom, retrying) always come after its NodeStarted.
+     */
+    private inline fun post(event: () -> RunEvent) {
+        if (events != null) pending.addLast(event())
+    }
+
+    /** Hands the queued events to the collector, suspending while it is slow (backpressure). */
+    private suspend fun flush() {
+        val channel = events ?: return
+        while (pending.isNotEmpty()) {
+            val event = pending.removeFirst()
+            if (draining) channel.trySend(event) else channel.send(event)
+        }
+    }
+
+    /** Sends an event from a node's coroutine (not the loop's): straight to the channel. */
+    private suspend inline fun nodeSend(event: () -> RunEvent) {
+        events?.send(event())
+    }
+
     private suspend inline fun send(event: () -> RunEvent) {
         val channel = events ?: return
+        flush()
         if (draining) channel.trySend(event()) else channel.send(event())
     }
 
     private fun now(): Instant = Instant.now(options.clock)
 
     private fun result(status: Status): RunResult {
-        // The last failure of each node among the kept executions, in one pass (not one scan per node).
-        val historyErrors = arrayOfNulls<Throwable>(size)
-        for (execution in history) execution.error?.let { historyErrors[execution.index] = it }
-        val nodes = LinkedHashMap<String, NodeResult>()
-        for (i in 0 until size) {
-            val node = topology.nodes[i]
-            val last = lastExecution[i]
-            nodes[node.id] = NodeResult(
-                node.id,
-                last?.status ?: nodeStatus[i],
-                position.counts[i],
-                attempts[i],
-                Duration.ofNanos(nanos[i]),
-                lastExecution[i]?.error ?: historyErrors[i],
-            )
-        }
-        val executions = history.map { NodeExecution(it.node.id, it.number, it.status, it.attempt, Duration.ofNanos(it.durationNanos), it.error) }
+        val kept = history.toTypedArray()
+        val counts = position.counts.copyOf()
+        val statuses = Array(size) { lastExecution[it]?.status ?: nodeStatus[it] }
+        val lastErrors = Array(size) { lastExecution[it]?.error }
         return RunResult(
             runId,
             graph.id,
             status,
             currentState,
-            nodes,
-            executions,
+            { nodeResults(kept, counts, statuses, lastErrors) },
+            { kept.map { NodeExecution(it.node.id, it.number, it.status, it.attempt, Duration.ofNanos(it.durationNanos), it.error) } },
             dropped,
             Duration.ofNanos(nanoTime() - startNanos),
             errors.toList(),
             interrupts.map { Interrupt(it.node.id, it.interruptPayload ?: "") },
         )
     }
+
+    private fun nodeResults(
+        kept: Array<Execution>,
+        counts: IntArray,
+        statuses: Array<Status>,
+        lastErrors: Array<Throwable?>,
+    ): Map<String, NodeResult> {
+        // The last failure of each node among the kept executions, in one pass (not one scan per node).
+        val historyErrors = arrayOfNulls<Throwable>(size)
+        for (execution in kept) execution.error?.let { historyErrors[execution.index] = it }
+        val nodes = LinkedHashMap<String, NodeResult>()
+        for (i in 0 until size) {
+            val id = topology.nodes[i].id
+            nodes[id] = NodeResult(id, statuses[i], counts[i], attempts[i], Duration.ofNanos(nanos[i]), lastErrors[i] ?: historyErrors[i])
+        }
+        return nodes
+    }
+
 }
 

@@ -37,26 +37,26 @@ internal class Execution(
     var durationNanos: Long = 0
     var job: Job? = null
 
+    // The first write lives in two fields; arrays only hold the second and later ones.
+    private var firstKey: Int = -1
+    private var firstValue: Any? = null
     private var writeKeys: IntArray? = null
     private var writeValues: Array<Any?>? = null
     var writeCount: Int = 0
         private set
 
-    fun writeKeyAt(i: Int): Int = writeKeys!![i]
+    fun writeKeyAt(i: Int): Int = if (i == 0) firstKey else writeKeys!![i - 1]
 
-    fun writeValueAt(i: Int): Any? = writeValues!![i]
+    fun writeValueAt(i: Int): Any? = if (i == 0) firstValue else writeValues!![i - 1]
 
     override fun <T> get(key: StateKey<T>): T {
         var value: Any? = state.getOrUnset(key)
-        val keys = writeKeys
-        if (keys != null) {
-            val reducer = key.reducer
-            for (i in 0 until writeCount) {
-                if (keys[i] != key.index) continue
-                val w = writeValues!![i]
-                @Suppress("UNCHECKED_CAST")
-                value = if (reducer == null || value === State.Unset) w else reducer.reduce(value as T, w as T)
-            }
+        val reducer = key.reducer
+        for (i in 0 until writeCount) {
+            if (writeKeyAt(i) != key.index) continue
+            val w = writeValueAt(i)
+            @Suppress("UNCHECKED_CAST")
+            value = if (reducer == null || value === State.Unset) w else reducer.reduce(value as T, w as T)
         }
         if (value === State.Unset) return state[key] // throws with the key's name
         @Suppress("UNCHECKED_CAST")
@@ -67,21 +67,28 @@ internal class Execution(
         require(key.schema === state.schema) {
             "Node '${node.id}' wrote key '${key.name}' of schema '${key.schema.name}', but this graph's schema is '${state.schema.name}'."
         }
+        if (writeCount == 0) {
+            firstKey = key.index
+            firstValue = value
+            writeCount = 1
+            return
+        }
         var keys = writeKeys
         var values = writeValues
+        val slot = writeCount - 1
         if (keys == null || values == null) {
             keys = IntArray(4)
             values = arrayOfNulls(4)
             writeKeys = keys
             writeValues = values
-        } else if (writeCount == keys.size) {
-            keys = keys.copyOf(writeCount * 2)
-            values = values.copyOf(writeCount * 2)
+        } else if (slot == keys.size) {
+            keys = keys.copyOf(slot * 2)
+            values = values.copyOf(slot * 2)
             writeKeys = keys
             writeValues = values
         }
-        keys[writeCount] = key.index
-        values[writeCount] = value
+        keys[slot] = key.index
+        values[slot] = value
         writeCount++
     }
 
@@ -109,6 +116,7 @@ internal class Execution(
         val config = engine.graph.config
         val retry = node.retry ?: config.defaultRetry
         val timeout = node.timeout ?: config.defaultNodeTimeout
+        if (timeout == null && retry.maxAttempts == 1) return runOnce()
         startNanos = engine.nanoTime()
         try {
             while (true) {
@@ -139,6 +147,31 @@ internal class Execution(
         }
     }
 
+    /** The common case, in one suspend frame: one attempt, no timeout. */
+    private suspend fun runOnce() {
+        startNanos = engine.nanoTime()
+        try {
+            node.body(this)
+            status = Status.COMPLETED
+        } catch (e: Throwable) {
+            if (e is CancellationException && !currentCoroutineContext().isActive) {
+                status = Status.CANCELLED
+                throw e
+            }
+            if (e is VirtualMachineError && e !is StackOverflowError) throw e
+            writeCount = 0
+            if (e is InterruptSignal) {
+                status = Status.INTERRUPTED
+                interruptPayload = e.payload
+            } else {
+                status = Status.FAILED
+                error = e
+            }
+        } finally {
+            durationNanos = engine.nanoTime() - startNanos
+        }
+    }
+
     /** Runs one attempt; returns its failure, or null on success. Rethrows real cancellation. */
     private suspend fun attemptOnce(timeout: kotlin.time.Duration?): Throwable? = try {
         if (timeout == null) {
@@ -156,6 +189,7 @@ internal class Execution(
 
     /** Drops what the execution no longer needs once merged, so history does not retain states. */
     fun release() {
+        firstValue = null
         writeKeys = null
         writeValues = null
         writeCount = 0
