@@ -7,6 +7,7 @@ import dev.trellis.graph.State
 import dev.trellis.runtime.internal.Engine
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
@@ -92,7 +93,8 @@ public fun Graph.start(
     val outcome = CompletableDeferred<RunResult>()
     val done = CompletableDeferred<RunResult>()
     val engine = Engine(this, checked, options, channel)
-    val job = scope.launch(options.dispatcher ?: kotlin.coroutines.EmptyCoroutineContext) {
+    // ATOMIC: the run reports its cancellation (and closes the channel) even when cancelled before it starts.
+    val job = scope.launch(options.dispatcher ?: kotlin.coroutines.EmptyCoroutineContext, CoroutineStart.ATOMIC) {
         try {
             outcome.complete(engine.execute { outcome.complete(it) })
         } catch (e: Throwable) {

@@ -20,6 +20,8 @@ import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.channels.SendChannel
 import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
@@ -125,6 +127,8 @@ internal class Engine(
 
     private suspend fun startReady(scope: CoroutineScope) {
         while (!position.failed && position.readyCount > 0 && position.runningCount < config.maxConcurrency) {
+            // A cancelled run starts nothing more, even when a node swallowed the cancellation.
+            currentCoroutineContext().ensureActive()
             val index = position.pollReady()
             if (position.totalExecutions >= config.maxNodeExecutions) {
                 fail(

@@ -10,6 +10,7 @@ import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withTimeoutOrNull
 import kotlin.time.toJavaDuration
@@ -120,6 +121,8 @@ internal class Execution(
                 state = engine.currentState
                 writeCount = 0
             }
+            // A body that swallowed the cancellation of its run still ends cancelled, its writes unapplied.
+            currentCoroutineContext().ensureActive()
             if (status == Status.EXECUTING) status = Status.COMPLETED
         } catch (e: CancellationException) {
             status = Status.CANCELLED
