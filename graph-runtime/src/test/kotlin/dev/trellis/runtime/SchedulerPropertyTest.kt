@@ -170,4 +170,35 @@ class SchedulerPropertyTest {
         run.result.error.shouldBeInstanceOf<LimitExceededException>().value shouldBe 7
         compare(expected, run.result, spec, "limit")
     }
+    @Test
+    fun `the fallback starts the node triggered first, so its choice follows completion order`() {
+        // s -> P -> A, s -> Q -> B, A -> B, B -> A while B's count < 1. A and B are upstream of each other,
+        // so once P and Q are done both wait on each other and the fallback picks the earlier trigger.
+        fun spec(p: Int, q: Int) = GraphSpec(
+            size = 5,
+            entries = listOf(0),
+            edges = listOf(
+                EdgeSpec.Plain(0, 1),
+                EdgeSpec.Plain(0, 2),
+                EdgeSpec.Plain(1, 3),
+                EdgeSpec.Plain(2, 4),
+                EdgeSpec.Plain(3, 4),
+                EdgeSpec.Conditional(4, 3, below = 1),
+            ),
+            durations = listOf(listOf(1), listOf(p), listOf(q), listOf(1), listOf(1)),
+            failAt = List(5) { 0 },
+            maxConcurrency = Int.MAX_VALUE,
+            maxNodeExecutions = 200,
+        )
+        val pFirst = spec(p = 1, q = 5)
+        val qFirst = spec(p = 5, q = 1)
+        val expectedPFirst = ReferenceInterpreter.run(pFirst)
+        val expectedQFirst = ReferenceInterpreter.run(qFirst)
+        // A first: A, then B once. B first: B, then A, then B again.
+        expectedPFirst.counts shouldBe listOf(1, 1, 1, 1, 1)
+        expectedQFirst.counts shouldBe listOf(1, 1, 1, 1, 2)
+        expectedPFirst.choseInFallback shouldBe true
+        compare(expectedPFirst, runVirtual(pFirst).result, pFirst, "P first")
+        compare(expectedQFirst, runVirtual(qFirst).result, qFirst, "Q first")
+    }
 }
