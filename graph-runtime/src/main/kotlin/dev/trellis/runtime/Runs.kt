@@ -64,9 +64,14 @@ public fun Graph.run(input: State = schema.initialState(), options: RunOptions =
                 }
             }
             var sequence = 0L
-            for (event in channel) {
-                event.stamp(sequence++)
-                emit(event)
+            try {
+                for (event in channel) {
+                    event.stamp(sequence++)
+                    emit(event)
+                }
+            } finally {
+                // A collector that stopped reading must not hold up the cancelled run's last events.
+                channel.cancel()
             }
         }
     }
@@ -113,6 +118,7 @@ public fun Graph.start(
             }
             done.complete(outcome.await())
         } catch (e: Throwable) {
+            channel.cancel()
             job.cancel()
             done.completeExceptionally(e)
             throw e

@@ -18,6 +18,7 @@ import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.channels.ClosedSendChannelException
 import kotlinx.coroutines.channels.SendChannel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.currentCoroutineContext
@@ -80,13 +81,13 @@ internal class Engine(
                 drainCancelled()
             }
         } catch (e: CancellationException) {
-            val result = withContext(NonCancellable) {
+            withContext(NonCancellable) {
                 draining = true
                 drainCancelled()
-                result(Status.CANCELLED)
+                val result = result(Status.CANCELLED)
+                onCancelled(result)
+                send { RunEvent.RunCancelled(runId, now(), result) }
             }
-            onCancelled(result)
-            events?.trySend(RunEvent.RunCancelled(runId, now(), result))
             throw e
         }
         val result = result(if (errors.isEmpty()) Status.COMPLETED else Status.FAILED)
@@ -311,12 +312,25 @@ internal class Engine(
         send { RunEvent.NodeRetrying(runId, now(), execution.node.id, execution.number, execution.attempt, error, delay) }
     }
 
-    /** Set while reporting a cancelled run: events are offered without suspending, as nobody may read them. */
+    /**
+     * Set while reporting a cancelled run (in [NonCancellable]): events still wait for a slow reader, so none
+     * is dropped; a reader that stopped reading cancels the channel, and the events are then discarded.
+     */
     private var draining = false
 
     private suspend inline fun send(event: () -> RunEvent) {
         val channel = events ?: return
-        if (draining) channel.trySend(event()) else channel.send(event())
+        if (!draining) {
+            channel.send(event())
+            return
+        }
+        try {
+            channel.send(event())
+        } catch (_: ClosedSendChannelException) {
+            // The reader is gone.
+        } catch (_: CancellationException) {
+            // The reader cancelled the channel; the run's own cancellation is rethrown by execute().
+        }
     }
 
     private fun now(): Instant = Instant.now(options.clock)
