@@ -236,4 +236,33 @@ class CancellationTest {
         result.errors shouldBe emptyList()
         result.node("a").error shouldBe null
     }
+    @Test
+    fun `a cancelled run with a slow event consumer still delivers RunCancelled last`() = runTest {
+        val emitted = AtomicInteger()
+        val g = graph("chatty", S) {
+            val a = node("a") {
+                while (true) {
+                    emitted.incrementAndGet()
+                    emit("tick")
+                }
+            }
+            val b = node("b") { awaitCancellation() }
+            val s = node("s") { }
+            start(s)
+            s then a
+            s then b
+        }
+        val events = ArrayList<RunEvent>()
+        val handle = g.start(this, options = virtualTime()) { event ->
+            events += event
+            delay(10)
+        }
+        // Let the run fill the event buffer while the consumer lags behind.
+        while (emitted.get() < 200) delay(10)
+        handle.cancel()
+        withTimeout(1_000.seconds) { handle.await() }.status shouldBe Status.CANCELLED
+        EventInvariants.check(events)
+        events.last().shouldBeInstanceOf<RunEvent.RunCancelled>()
+        events.filterIsInstance<RunEvent.NodeCancelled>().map { it.nodeId } shouldContainExactlyInAnyOrder listOf("a", "b")
+    }
 }
