@@ -241,4 +241,71 @@ class RetryTimeoutTest {
         // Ready nodes start in the order they became ready.
         order shouldBe (0 until 10).map { "b$it" }
     }
+    @Test
+    fun `a node waiting to retry blocks its join`() = runTest {
+        val starts = HashMap<String, Long>()
+        val g = graph("retry-join", S) {
+            val s = node("s") { }
+            val a = node("a", retry = Retry.fixed(2, 50.milliseconds)) { delay(1); check(attempt == 2) { "once more" } }
+            val b = node("b") { delay(2) }
+            val j = node("j") { starts["j"] = currentTime }
+            start(s)
+            s then a
+            s then b
+            a then j
+            b then j
+        }
+        val run = g.record(options = virtualTime())
+        run.result.status shouldBe Status.COMPLETED
+        run.result.node("j").executions shouldBe 1
+        starts["j"] shouldBe 52
+    }
+
+    @Test
+    fun `a run cancelled while a node waits to retry ends CANCELLED without another attempt`() = runTest {
+        val attempts = ArrayList<Int>()
+        val g = graph("retry-cancel", S) {
+            val a = node("a", retry = Retry.fixed(3, 1.seconds)) { attempts += attempt; error("fails") }
+            start(a)
+        }
+        val events = ArrayList<RunEvent>()
+        val handle = g.start(this, options = virtualTime()) { events += it }
+        while (events.none { it is RunEvent.NodeRetrying }) delay(1)
+        handle.cancel()
+        val result = handle.await()
+        result.status shouldBe Status.CANCELLED
+        result.node("a").status shouldBe Status.CANCELLED
+        attempts shouldBe listOf(1)
+        EventInvariants.check(events)
+        events.last().shouldBeInstanceOf<RunEvent.RunCancelled>()
+    }
+
+    @Test
+    fun `executionTimeout cancels a node the loop runs inline`() = runTest {
+        val g = graph("inline-timeout", S) {
+            val a = node("a") { delay(10.seconds); set(S.log, listOf("a")) }
+            start(a)
+            config { executionTimeout = 1.seconds }
+        }
+        val run = g.record(options = virtualTime())
+        run.result.error.shouldBeInstanceOf<RunTimeoutException>()
+        run.result.node("a").status shouldBe Status.CANCELLED
+        run.all<RunEvent.NodeCancelled>().single().nodeId shouldBe "a"
+        run.result.state[S.log] shouldBe emptyList()
+        currentTime shouldBe 1000
+    }
+
+    @Test
+    fun `a CancellationException thrown by the body itself is a failure, retried like any other`() = runTest {
+        val g = graph("own-cancellation", S) {
+            val a = node("a", retry = Retry.fixed(2, 1.milliseconds)) {
+                if (attempt == 1) throw kotlinx.coroutines.CancellationException("not the run's")
+            }
+            start(a)
+        }
+        val run = g.record(options = virtualTime())
+        run.result.status shouldBe Status.COMPLETED
+        run.result.node("a").attempts shouldBe 2
+        run.all<RunEvent.NodeRetrying>().single().error.message shouldBe "not the run's"
+    }
 }
