@@ -7,6 +7,7 @@ import dev.trellis.graph.State
 import dev.trellis.runtime.internal.Engine
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
@@ -63,9 +64,14 @@ public fun Graph.run(input: State = schema.initialState(), options: RunOptions =
                 }
             }
             var sequence = 0L
-            for (event in channel) {
-                event.stamp(sequence++)
-                emit(event)
+            try {
+                for (event in channel) {
+                    event.stamp(sequence++)
+                    emit(event)
+                }
+            } finally {
+                // A collector that stopped reading must not hold up the cancelled run's last events.
+                channel.cancel()
             }
         }
     }
@@ -92,7 +98,8 @@ public fun Graph.start(
     val outcome = CompletableDeferred<RunResult>()
     val done = CompletableDeferred<RunResult>()
     val engine = Engine(this, checked, options, channel)
-    val job = scope.launch(options.dispatcher ?: kotlin.coroutines.EmptyCoroutineContext) {
+    // ATOMIC: the run reports its cancellation (and closes the channel) even when cancelled before it starts.
+    val job = scope.launch(options.dispatcher ?: kotlin.coroutines.EmptyCoroutineContext, CoroutineStart.ATOMIC) {
         try {
             outcome.complete(engine.execute { outcome.complete(it) })
         } catch (e: Throwable) {
@@ -111,6 +118,7 @@ public fun Graph.start(
             }
             done.complete(outcome.await())
         } catch (e: Throwable) {
+            channel.cancel()
             job.cancel()
             done.completeExceptionally(e)
             throw e

@@ -29,8 +29,11 @@ import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.channels.ClosedSendChannelException
 import kotlinx.coroutines.channels.SendChannel
 import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
@@ -151,14 +154,13 @@ internal class Engine(
                 drainCancelled()
             }
         } catch (e: CancellationException) {
-            val result = withContext(NonCancellable) {
+            withContext(NonCancellable) {
                 draining = true
                 drainCancelled()
-                flush()
-                result(Status.CANCELLED)
+                val result = result(Status.CANCELLED)
+                onCancelled(result)
+                send { RunEvent.RunCancelled(runId, now(), result) }
             }
-            onCancelled(result)
-            events?.trySend(RunEvent.RunCancelled(runId, now(), result))
             throw e
         }
         val status = when {
@@ -328,6 +330,8 @@ internal class Engine(
                 position.halted = true
                 return
             }
+            // A cancelled run starts nothing more, even when a node swallowed the cancellation.
+            currentCoroutineContext().ensureActive()
             val index = position.pollReady()
             if (position.totalExecutions >= config.maxNodeExecutions) {
                 fail(
@@ -528,7 +532,10 @@ internal class Engine(
         nodeSend { RunEvent.NodeRetrying(runId, now(), execution.node.id, execution.number, execution.attempt, error, delay) }
     }
 
-    /** Set while reporting a cancelled run: events are offered without suspending, as nobody may read them. */
+    /**
+     * Set while reporting a cancelled run (in [NonCancellable]): events still wait for a slow reader, so none
+     * is dropped; a reader that stopped reading cancels the channel, and the events are then discarded.
+     */
     private var draining = false
 
     /** Events the loop produced and has not handed to the collector yet; see [flush]. */
@@ -546,8 +553,21 @@ internal class Engine(
     private suspend fun flush() {
         val channel = events ?: return
         while (pending.isNotEmpty()) {
-            val event = pending.removeFirst()
-            if (draining) channel.trySend(event) else channel.send(event)
+            deliver(channel, pending.removeFirst())
+        }
+    }
+
+    private suspend fun deliver(channel: SendChannel<RunEvent>, event: RunEvent) {
+        if (!draining) {
+            channel.send(event)
+            return
+        }
+        try {
+            channel.send(event)
+        } catch (_: ClosedSendChannelException) {
+            // The reader is gone.
+        } catch (_: CancellationException) {
+            // The reader cancelled the channel; the run's own cancellation is rethrown by execute().
         }
     }
 
@@ -559,7 +579,7 @@ internal class Engine(
     private suspend inline fun send(event: () -> RunEvent) {
         val channel = events ?: return
         flush()
-        if (draining) channel.trySend(event()) else channel.send(event())
+        deliver(channel, event())
     }
 
     private fun now(): Instant = Instant.now(options.clock)

@@ -10,6 +10,7 @@ import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withTimeoutOrNull
 import kotlin.time.toJavaDuration
@@ -138,6 +139,8 @@ internal class Execution(
                 state = engine.currentState
                 writeCount = 0
             }
+            // A body that swallowed the cancellation of its run still ends cancelled, its writes unapplied.
+            currentCoroutineContext().ensureActive()
             if (status == Status.EXECUTING) status = Status.COMPLETED
         } catch (e: CancellationException) {
             status = Status.CANCELLED
@@ -152,6 +155,8 @@ internal class Execution(
         startNanos = engine.nanoTime()
         try {
             node.body(this)
+            // A body that swallowed the cancellation of its run still ends cancelled, its writes unapplied.
+            currentCoroutineContext().ensureActive()
             status = Status.COMPLETED
         } catch (e: Throwable) {
             if (e is CancellationException && !currentCoroutineContext().isActive) {

@@ -1,0 +1,120 @@
+package dev.trellis.runtime
+
+import dev.trellis.graph.Graph
+import dev.trellis.graph.State
+import io.kotest.matchers.collections.shouldBeEmpty
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.types.shouldBeInstanceOf
+import kotlinx.coroutines.flow.toList
+import kotlinx.coroutines.test.StandardTestDispatcher
+import kotlinx.coroutines.test.TestScope
+
+/**
+ * The pairing rules of `docs/semantics.md` §8, checked on a recorded event stream.
+ *
+ * [complete] is false when the collector stopped collecting before the run ended: then the stream may
+ * lack its terminal event and the ends of executions still running.
+ */
+object EventInvariants {
+    fun check(events: List<RunEvent>, complete: Boolean = true) {
+        try {
+            checkRules(events, complete)
+        } catch (e: Throwable) {
+            throw AssertionError("${e.message}\nin events:\n" + events.joinToString("\n"), e)
+        }
+    }
+
+    private fun checkRules(events: List<RunEvent>, complete: Boolean) {
+        check(events.isNotEmpty()) { "no events" }
+        events.map { it.sequence } shouldBe events.indices.map { it.toLong() }
+        events.map { it.runId }.distinct() shouldBe listOf(events[0].runId)
+        events[0].shouldBeInstanceOf<RunEvent.RunStarted>()
+        events.count { it is RunEvent.RunStarted } shouldBe 1
+        val terminals = events.indices.filter { isTerminal(events[it]) }
+        if (complete) terminals shouldBe listOf(events.lastIndex)
+        if (!complete) check(terminals.isEmpty() || terminals == listOf(events.lastIndex)) { "terminal event not last: $terminals" }
+
+        val open = HashSet<String>() // nodes with an open execution
+        val openExecution = HashMap<String, Int>()
+        val lastEnd = HashMap<String, RunEvent>() // node -> its latest end event
+        val started = HashMap<String, Int>() // node -> executions started so far
+        for (event in events) {
+            when (event) {
+                is RunEvent.NodeStarted -> {
+                    check(event.nodeId !in open) { "$event while ${event.nodeId} still runs: a node ran concurrently with itself" }
+                    val expected = (started[event.nodeId] ?: 0) + 1
+                    check(event.execution == expected) { "$event: expected execution number $expected" }
+                    started[event.nodeId] = expected
+                    open += event.nodeId
+                    openExecution[event.nodeId] = event.execution
+                }
+                is RunEvent.NodeRetrying -> checkOpen(event.nodeId, event.execution, event, open, openExecution)
+                is RunEvent.Custom -> checkOpen(event.nodeId, event.execution, event, open, openExecution)
+                is RunEvent.NodeCompleted -> end(event.nodeId, event.execution, event, open, openExecution, lastEnd)
+                is RunEvent.NodeFailed -> end(event.nodeId, event.execution, event, open, openExecution, lastEnd)
+                is RunEvent.NodeCancelled -> end(event.nodeId, event.execution, event, open, openExecution, lastEnd)
+                is RunEvent.EdgeTaken -> {
+                    check(event.from !in open) { "$event while an execution of ${event.from} is open" }
+                    check(lastEnd[event.from] is RunEvent.NodeCompleted) {
+                        "$event does not follow a NodeCompleted of ${event.from} (last end: ${lastEnd[event.from]})"
+                    }
+                }
+                else -> Unit
+            }
+        }
+        if (complete) open.shouldBeEmpty()
+    }
+
+    private fun checkOpen(node: String, execution: Int, event: RunEvent, open: Set<String>, openExecution: Map<String, Int>) {
+        check(node in open && openExecution[node] == execution) { "$event outside its execution's start and end" }
+    }
+
+    private fun end(
+        node: String,
+        execution: Int,
+        event: RunEvent,
+        open: MutableSet<String>,
+        openExecution: Map<String, Int>,
+        lastEnd: MutableMap<String, RunEvent>,
+    ) {
+        checkOpen(node, execution, event, open, openExecution)
+        open -= node
+        lastEnd[node] = event
+    }
+
+    fun isTerminal(event: RunEvent): Boolean =
+        event is RunEvent.RunCompleted || event is RunEvent.RunFailed || event is RunEvent.RunCancelled
+}
+
+/** The result carried by a terminal event. */
+val RunEvent.terminalResult: RunResult
+    get() = when (this) {
+        is RunEvent.RunCompleted -> result
+        is RunEvent.RunFailed -> result
+        is RunEvent.RunCancelled -> result
+        else -> error("$this is not a terminal event")
+    }
+
+/** A recorded run: every event (checked against [EventInvariants]) and the result of the terminal one. */
+class RecordedRun(val events: List<RunEvent>) {
+    val result: RunResult = events.last().terminalResult
+
+    inline fun <reified E : RunEvent> all(): List<E> = events.filterIsInstance<E>()
+
+    fun indexOf(predicate: (RunEvent) -> Boolean): Int = events.indexOfFirst(predicate).also { check(it >= 0) }
+}
+
+/** Runs this graph through [Graph.run], collects every event and checks the pairing rules. */
+suspend fun Graph.record(input: State = schema.initialState(), options: RunOptions = RunOptions.DEFAULT): RecordedRun {
+    val events = run(input, options).toList()
+    EventInvariants.check(events)
+    return RecordedRun(events)
+}
+
+/** Options that run a graph in this test's virtual time. */
+fun TestScope.virtualTime(executionHistoryLimit: Int = 10_000): RunOptions =
+    RunOptions(
+        dispatcher = StandardTestDispatcher(testScheduler),
+        timeSource = testScheduler.timeSource,
+        executionHistoryLimit = executionHistoryLimit,
+    )

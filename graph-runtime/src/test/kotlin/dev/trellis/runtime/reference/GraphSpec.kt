@@ -1,0 +1,133 @@
+package dev.trellis.runtime.reference
+
+import io.kotest.property.Arb
+import io.kotest.property.arbitrary.arbitrary
+import kotlin.random.Random
+
+/**
+ * A random graph for the property tests: nodes `0 until size` (node `i` is called `n<i>`), edges, the
+ * duration of each execution, and the execution at which a node fails.
+ *
+ * Node `i` writes, on each successful execution: its own counter `c<i>` = its execution count, `i + 1`
+ * to a sum-reducer key and `i` to an append-reducer key. Conditions and selectors read only the
+ * deciding node's own counter, so they do not depend on timing.
+ */
+class GraphSpec(
+    val size: Int,
+    val entries: List<Int>,
+    val edges: List<EdgeSpec>,
+    /** Per node, the durations of its executions, used in turn. */
+    val durations: List<List<Int>>,
+    /** Per node, the execution number that fails (0: none). */
+    val failAt: List<Int>,
+    val maxConcurrency: Int,
+    val maxNodeExecutions: Int,
+) {
+    fun duration(node: Int, execution: Int): Int = durations[node][(execution - 1) % durations[node].size]
+
+    val isDag: Boolean get() = edges.all { e -> e.targets.all { it < 0 || it > e.from } }
+
+    fun withDurations(random: Random): GraphSpec =
+        GraphSpec(size, entries, edges, List(size) { randomDurations(random) }, failAt, maxConcurrency, maxNodeExecutions)
+
+    fun withoutFailures(): GraphSpec =
+        GraphSpec(size, entries, edges, durations, List(size) { 0 }, maxConcurrency, maxNodeExecutions)
+
+    override fun toString(): String =
+        "GraphSpec(size=$size, entries=$entries, maxConcurrency=$maxConcurrency, maxNodeExecutions=$maxNodeExecutions,\n" +
+            "  edges=$edges,\n  durations=$durations,\n  failAt=$failAt)"
+
+    companion object {
+        fun randomDurations(random: Random): List<Int> = List(3) { random.nextInt(1, 20) }
+
+        fun generate(random: Random, maxNodeExecutions: Int = 200, failures: Boolean = true): GraphSpec {
+            val n = random.nextInt(2, 11)
+            val dag = random.nextBoolean()
+            val edges = ArrayList<EdgeSpec>()
+            val plain = HashSet<Pair<Int, Int>>()
+            fun target(from: Int): Int? = if (!dag) random.nextInt(n) else if (from + 1 < n) random.nextInt(from + 1, n) else null
+            repeat(random.nextInt(n - 1, 3 * n)) {
+                val from = random.nextInt(n)
+                val kind = random.nextInt(10)
+                when {
+                    kind < 5 -> target(from)?.let { if (plain.add(from to it)) edges += EdgeSpec.Plain(from, it) }
+                    kind < 8 -> target(from)?.let {
+                        edges += EdgeSpec.Conditional(from, it, listOf(0, 1, 2, 3, Int.MAX_VALUE).random(random))
+                    }
+                    else -> {
+                        val targets = (List(random.nextInt(1, 4)) { target(from) ?: -1 } + listOfNotNull(if (random.nextBoolean()) -1 else null))
+                            .distinct()
+                        edges += EdgeSpec.Route(from, targets, random.nextInt(0, 4), random.nextInt(targets.size), random.nextInt(targets.size))
+                    }
+                }
+            }
+            // Every node must be reachable from node 0: link each unreachable node from an earlier one.
+            for (j in 1 until n) {
+                if (j !in reachable(n, listOf(0), edges)) {
+                    val from = random.nextInt(j)
+                    plain += from to j
+                    edges += EdgeSpec.Plain(from, j)
+                }
+            }
+            val entries = if (random.nextInt(4) == 0) listOf(0, random.nextInt(n)).distinct() else listOf(0)
+            return GraphSpec(
+                size = n,
+                entries = entries,
+                edges = edges,
+                durations = List(n) { randomDurations(random) },
+                failAt = List(n) { if (failures && random.nextInt(7) == 0) random.nextInt(1, 4) else 0 },
+                maxConcurrency = listOf(1, 2, Int.MAX_VALUE, Int.MAX_VALUE, Int.MAX_VALUE).random(random),
+                maxNodeExecutions = maxNodeExecutions,
+            )
+        }
+
+        private fun reachable(n: Int, from: List<Int>, edges: List<EdgeSpec>): Set<Int> {
+            val seen = from.toMutableSet()
+            val stack = ArrayDeque(from)
+            while (stack.isNotEmpty()) {
+                val m = stack.removeLast()
+                for (e in edges) if (e.from == m) for (t in e.targets) if (t in 0 until n && seen.add(t)) stack.addLast(t)
+            }
+            return seen
+        }
+
+        /** Random graphs of 2–10 nodes, DAGs and cyclic graphs alike. */
+        fun arb(maxNodeExecutions: Int = 200, failures: Boolean = true): Arb<GraphSpec> =
+            arbitrary { rs -> generate(rs.random, maxNodeExecutions, failures) }
+    }
+}
+
+/** An edge of a [GraphSpec]; targets are node indices, -1 is END. */
+sealed class EdgeSpec {
+    abstract val from: Int
+    abstract val targets: List<Int>
+
+    /** The targets taken after an execution of [from] that left its counter at [count]. */
+    abstract fun decide(count: Int): List<Int>
+
+    class Plain(override val from: Int, val to: Int) : EdgeSpec() {
+        override val targets: List<Int> get() = listOf(to)
+
+        override fun decide(count: Int): List<Int> = listOf(to)
+
+        override fun toString(): String = "$from->$to"
+    }
+
+    /** Taken while the deciding node's count is below [below]. */
+    class Conditional(override val from: Int, val to: Int, val below: Int) : EdgeSpec() {
+        override val targets: List<Int> get() = listOf(to)
+
+        override fun decide(count: Int): List<Int> = if (count < below) listOf(to) else emptyList()
+
+        override fun toString(): String = "$from-?->$to(count<$below)"
+    }
+
+    /** Selects `targets[first]` while the deciding node's count is below [below], else `targets[otherwise]`. */
+    class Route(override val from: Int, override val targets: List<Int>, val below: Int, val first: Int, val otherwise: Int) : EdgeSpec() {
+        fun select(count: Int): Int = if (count < below) targets[first] else targets[otherwise]
+
+        override fun decide(count: Int): List<Int> = listOf(select(count))
+
+        override fun toString(): String = "$from=>$targets(count<$below ? ${targets[first]} : ${targets[otherwise]})"
+    }
+}
