@@ -6,7 +6,9 @@ import java.util.Collections
  * The compiled form of a graph that the runtime executes: nodes by index, edges by source node, and for
  * every node the set of nodes upstream of it as a bit set.
  *
- * Node `m` is upstream of node `n` when `m` can reach `n` along edges without passing through `n`.
+ * Node `m` is upstream of node `n` when `m` can reach `n` along forward edges (every edge but the back edges,
+ * which close cycles) without passing through `n`. So the nodes of one loop iteration wait for each other as
+ * in a DAG, while the next iteration (reached through a back edge) does not hold up the current one.
  */
 @InternalTrellisApi
 public class Topology private constructor(
@@ -79,12 +81,14 @@ public class Topology private constructor(
                 }
             }
             if (problems.size > start) return null
-            val backEdges = classifyBackEdges(entryIdx, successors, compiled)
+            val back = backEdgePairs(entryIdx, successors)
+            val backEdges = markBackEdges(back, compiled)
+            val forward = Array(n) { m -> ArrayList(successors[m].filter { (m to it) !in back }) }
             return Topology(
                 nodes = nodes.toTypedArray(),
                 entries = entryIdx,
                 outgoing = Array(n) { compiled[it].toTypedArray() },
-                upstream = predecessorsOf(successors).let { preds -> Array(n) { upstreamOf(it, preds) } },
+                upstream = predecessorsOf(forward).let { preds -> Array(n) { upstreamOf(it, preds) } },
                 backEdges = backEdges,
                 indexById = indexById,
                 keys = schema.keys.toTypedArray(),
@@ -176,14 +180,12 @@ public class Topology private constructor(
             return preds
         }
 
-        /** Marks edges whose target is on the depth-first stack when they are explored: they close a cycle. */
-        private fun classifyBackEdges(
-            entries: IntArray,
-            successors: Array<ArrayList<Int>>,
-            compiled: Array<ArrayList<CompiledEdge>>,
-        ): List<Edge> {
-            val n = successors.size
-            val state = IntArray(n) // 0 = new, 1 = on stack, 2 = done
+        /**
+         * The (from, to) pairs whose target is on the stack of a depth-first walk from the entry points (in
+         * declaration order) when they are explored: the edges that close a cycle.
+         */
+        private fun backEdgePairs(entries: IntArray, successors: Array<ArrayList<Int>>): Set<Pair<Int, Int>> {
+            val state = IntArray(successors.size) // 0 = new, 1 = on stack, 2 = done
             val back = HashSet<Pair<Int, Int>>()
             for (entry in entries) {
                 if (state[entry] != 0) continue
@@ -204,8 +206,12 @@ public class Topology private constructor(
                     }
                 }
             }
+            return back
+        }
+
+        private fun markBackEdges(back: Set<Pair<Int, Int>>, compiled: Array<ArrayList<CompiledEdge>>): List<Edge> {
             val result = ArrayList<Edge>()
-            for (from in 0 until n) {
+            for (from in compiled.indices) {
                 for (edge in compiled[from]) {
                     if (edge.targets.any { it >= 0 && (from to it) in back }) {
                         edge.closesCycle = true
@@ -213,7 +219,7 @@ public class Topology private constructor(
                     }
                 }
             }
-            return Collections.unmodifiableList(result)
+            return java.util.Collections.unmodifiableList(result)
         }
     }
 }

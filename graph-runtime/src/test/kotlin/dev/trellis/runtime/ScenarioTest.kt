@@ -154,13 +154,10 @@ class ScenarioTest {
         run.result.status shouldBe Status.COMPLETED
         run.result.executionsOf() shouldContainExactly
             mapOf("s" to 1, "plan" to 3, "a" to 3, "b" to 3, "merge" to 3, "check" to 3)
-        // Each iteration: both branches, then the join. (Inside a loop a and b are upstream of each other,
-        // so by §5 they run one after the other, ordered by the fallback rule.)
-        run.result.state[S.log].chunked(3).forEach { iteration ->
-            iteration.take(2) shouldContainExactlyInAnyOrder listOf("a", "b")
-            iteration[2] shouldBe "merge"
-        }
-        run.result.state[S.log].size shouldBe 9
+        // Each iteration: both branches in parallel (b, the faster, first), then the join.
+        run.result.state[S.log] shouldBe List(3) { listOf("b", "a", "merge") }.flatten()
+        // plan 1 + max(a 5, b 2) per iteration: the branches overlap (sequential branches would take 24).
+        currentTime shouldBe 18
     }
 
     @Test

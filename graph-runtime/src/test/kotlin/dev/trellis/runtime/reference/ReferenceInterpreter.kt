@@ -133,11 +133,15 @@ object ReferenceInterpreter {
         )
     }
 
-    /** The nodes that reach [n] along edges without passing through [n]. */
+    /**
+     * The nodes that reach [n] along forward edges without passing through [n]; forward edges are all edges but
+     * the back edges of a depth-first walk from the entry points, successors in declaration order.
+     */
     fun upstreamOf(spec: GraphSpec, n: Int): BooleanArray {
+        val back = backEdges(spec)
         val result = BooleanArray(spec.size)
         val stack = ArrayDeque<Int>()
-        fun predecessors(m: Int) = spec.edges.filter { e -> m in e.targets }.map { it.from }
+        fun predecessors(m: Int) = (0 until spec.size).filter { p -> m in successors(spec, p) && (p to m) !in back }
         predecessors(n).filter { it != n }.forEach { stack.addLast(it) }
         while (stack.isNotEmpty()) {
             val m = stack.removeLast()
@@ -146,5 +150,26 @@ object ReferenceInterpreter {
             predecessors(m).filter { it != n }.forEach { stack.addLast(it) }
         }
         return result
+    }
+
+    private fun successors(spec: GraphSpec, m: Int): List<Int> =
+        spec.edges.filter { it.from == m }.flatMap { it.targets }.filter { it >= 0 }.distinct()
+
+    /** Edges to a node that is still being visited by a recursive depth-first walk: they close a cycle. */
+    fun backEdges(spec: GraphSpec): Set<Pair<Int, Int>> {
+        val state = IntArray(spec.size)
+        val back = HashSet<Pair<Int, Int>>()
+        fun visit(m: Int) {
+            state[m] = 1
+            for (s in successors(spec, m)) {
+                when (state[s]) {
+                    0 -> visit(s)
+                    1 -> back += m to s
+                }
+            }
+            state[m] = 2
+        }
+        spec.entries.distinct().forEach { if (state[it] == 0) visit(it) }
+        return back
     }
 }
