@@ -1,5 +1,6 @@
 package dev.trellis.runtime.persistence
 
+import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.InMemoryCheckpointStore
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
@@ -9,7 +10,13 @@ import dev.trellis.runtime.Status
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.resume
 import dev.trellis.runtime.takeSnapshot
+import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
@@ -80,5 +87,43 @@ class PersistenceDocsTest {
         val done = review.resume("ticket-7", RunOptions(checkpointing = Checkpointing(store)), "yes")
         done.status shouldBe Status.COMPLETED
         sent shouldBe listOf("Dear customer, …")
+    }
+
+    @Test
+    fun `resuming without an answer asks again`(): Unit = runBlocking {
+        val store = InMemoryCheckpointStore()
+        review.invoke(options = RunOptions(runId = "ticket-8", checkpointing = Checkpointing(store)))
+        val again = review.resume("ticket-8", RunOptions(checkpointing = Checkpointing(store)))
+        again.status shouldBe Status.INTERRUPTED
+        again.interrupts.single().nodeId shouldBe "approve"
+        again.node("write").executions shouldBe 1
+        review.resume("ticket-8", RunOptions(checkpointing = Checkpointing(store)), "no").status shouldBe Status.COMPLETED
+        sent shouldBe emptyList()
+    }
+
+    @Test
+    fun `ON_EXIT saves one full checkpoint at the end, and nothing when the run dies before`(): Unit = runBlocking {
+        val store = InMemoryCheckpointStore()
+        val onExit = Checkpointing(store, mode = Checkpointing.Mode.ON_EXIT)
+        review.invoke(options = RunOptions(runId = "exit-1", checkpointing = onExit)).status shouldBe Status.INTERRUPTED
+        store.history("exit-1").map { it.status to it.kind } shouldBe listOf("INTERRUPTED" to CheckpointRecord.Kind.FULL)
+        review.resume("exit-1", RunOptions(checkpointing = onExit), "yes").status shouldBe Status.COMPLETED
+        store.history("exit-1").map { it.status } shouldBe listOf("INTERRUPTED", "COMPLETED")
+
+        val blocked = CompletableDeferred<Unit>()
+        val stuck = graph("stuck", Doc) {
+            val a = node("a") { set(Doc.draft, "x") }
+            val b = node("b") {
+                blocked.complete(Unit)
+                awaitCancellation()
+            }
+            start(a)
+            a then b
+        }
+        val job = launch { stuck.invoke(options = RunOptions(runId = "exit-2", checkpointing = onExit)) }
+        blocked.await()
+        job.cancelAndJoin() // the process "dies" in the middle
+        store.latest("exit-2") shouldBe null
+        shouldThrow<NoSuchElementException> { stuck.resume("exit-2", RunOptions(checkpointing = onExit)) }.message shouldContain "no checkpoint of run 'exit-2'"
     }
 }
