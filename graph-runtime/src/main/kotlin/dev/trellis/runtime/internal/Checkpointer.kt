@@ -53,6 +53,19 @@ internal class Checkpointer(
                     "or start a new run with another runId.",
             )
         }
+        if (!fresh) {
+            // The position was loaded before the claim: if another process advanced the run in between (it resumed
+            // and released it), continuing would run completed nodes again. Give up before any node starts.
+            val latest = config.store.latest(runId)?.sequence ?: 0L
+            if (latest != sequence) {
+                config.store.release(claimed)
+                lease = null
+                throw IllegalStateException(
+                    "Run '$runId' advanced to checkpoint $latest after this process loaded checkpoint $sequence (another " +
+                        "process resumed it in between); nothing was run. Resume it again to continue from its latest checkpoint.",
+                )
+            }
+        }
     }
 
     suspend fun close() {

@@ -1,0 +1,102 @@
+package dev.trellis.runtime.persistence
+
+import dev.trellis.checkpoint.CheckpointRecord
+import dev.trellis.checkpoint.InMemoryCheckpointStore
+import dev.trellis.graph.Reducer
+import dev.trellis.graph.StateSchema
+import dev.trellis.graph.graph
+import dev.trellis.runtime.CheckpointFormatException
+import dev.trellis.runtime.Checkpointing
+import dev.trellis.runtime.RunOptions
+import dev.trellis.runtime.Status
+import dev.trellis.runtime.fork
+import dev.trellis.runtime.invoke
+import dev.trellis.runtime.resume
+import dev.trellis.runtime.stateAt
+import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.matchers.collections.shouldContainExactly
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
+import kotlinx.coroutines.runBlocking
+import org.junit.jupiter.api.Test
+import java.time.Instant
+
+/** Checkpoints that cannot be loaded fail with [CheckpointFormatException] naming them; nothing is half-loaded. */
+class CheckpointBadInputTest {
+    object Doc : StateSchema("bad-doc") {
+        val log = key("log", default = emptyList<String>(), reducer = Reducer.append())
+        val approved = key<String?>("approved", default = null)
+    }
+
+    private val pipeline = graph("bad-pipeline", Doc) {
+        val plan = node("plan") { set(Doc.log, listOf("plan")) }
+        val approve = node("approve") { set(Doc.approved, interrupt("ok?")) }
+        val publish = node("publish") { set(Doc.log, listOf("publish")) }
+        start(plan)
+        plan then approve
+        approve then publish
+    }
+
+    private fun options(store: InMemoryCheckpointStore, runId: String? = null) =
+        RunOptions(runId = runId, checkpointing = Checkpointing(store, owner = "resumer", fullSnapshotEvery = 10))
+
+    /** Appends [payload] as the next checkpoint of [runId], as a buggy or malicious writer would. */
+    private suspend fun appendRaw(store: InMemoryCheckpointStore, runId: String, kind: CheckpointRecord.Kind, payload: String): Long {
+        val latest = store.latest(runId)!!
+        val lease = store.claim(runId, "tamperer")
+        val sequence = latest.sequence + 1
+        store.append(lease, CheckpointRecord(runId, sequence, latest.sequence, pipeline.id, 1, Instant.now(), "INTERRUPTED", kind, payload))
+        store.release(lease)
+        return sequence
+    }
+
+    @Test
+    fun `a corrupt checkpoint fails resume with CheckpointFormatException naming it, and nothing is loaded`(): Unit = runBlocking {
+        val store = InMemoryCheckpointStore()
+        pipeline.invoke(options = options(store, "bad-1")).status shouldBe Status.INTERRUPTED
+        val good = store.latest("bad-1")!!.sequence
+        val bad = appendRaw(store, "bad-1", CheckpointRecord.Kind.FULL, "{\"scope\": \"trellis.run\", garbage")
+        val before = store.history("bad-1").map { it.sequence }
+
+        val error = shouldThrow<CheckpointFormatException> { pipeline.resume("bad-1", options(store), mapOf("approve" to "yes")) }
+        error.message shouldContain "checkpoint $bad of run 'bad-1'"
+        error.message shouldContain "corrupt"
+        shouldThrow<CheckpointFormatException> { pipeline.stateAt(store, "bad-1") }.message shouldContain "checkpoint $bad of run 'bad-1'"
+
+        // nothing happened: no checkpoint written, no lease taken (another owner can claim at once)
+        store.history("bad-1").map { it.sequence } shouldBe before
+        store.release(store.claim("bad-1", "someone-else"))
+        // the checkpoints before the corrupt one still load, and a fork from one continues the run
+        pipeline.stateAt(store, "bad-1", good)[Doc.log] shouldContainExactly listOf("plan")
+        val forked = pipeline.fork("bad-1", good, options(store, "bad-1-fork"))
+        forked.status shouldBe Status.INTERRUPTED
+        pipeline.resume("bad-1-fork", options(store), "yes").state[Doc.log] shouldContainExactly listOf("plan", "publish")
+    }
+
+    @Test
+    fun `a delta whose data is not a run position names the checkpoint`(): Unit = runBlocking {
+        val store = InMemoryCheckpointStore()
+        pipeline.invoke(options = options(store, "bad-2"))
+        val envelope = """{"scope":"trellis.run","schemaVersion":1,"createdAt":"2026-01-01T00:00:00Z","appData":{},"data":{"nonsense":1}}"""
+        val bad = appendRaw(store, "bad-2", CheckpointRecord.Kind.DELTA, envelope)
+        val error = shouldThrow<CheckpointFormatException> { pipeline.resume("bad-2", options(store), "yes") }
+        error.message shouldContain "checkpoint $bad of run 'bad-2'"
+        error.message shouldContain "not a run position"
+    }
+
+    @Test
+    fun `a checkpoint of another graph is refused with a clear error`(): Unit = runBlocking {
+        val store = InMemoryCheckpointStore()
+        val other = graph("other-graph", Doc) {
+            val ask = node("ask") { set(Doc.approved, interrupt("?")) }
+            start(ask)
+        }
+        other.invoke(options = options(store, "foreign")).status shouldBe Status.INTERRUPTED
+        val error = shouldThrow<CheckpointFormatException> { pipeline.resume("foreign", options(store), mapOf("approve" to "yes")) }
+        error.message shouldContain "run 'foreign'"
+        error.message shouldContain "belongs to graph 'other-graph', not to graph 'bad-pipeline'"
+        shouldThrow<CheckpointFormatException> { pipeline.stateAt(store, "foreign") }.message shouldContain "belongs to graph 'other-graph'"
+        // the right graph still resumes it
+        other.resume("foreign", options(store), "yes").state[Doc.approved] shouldBe "yes"
+    }
+}
