@@ -162,6 +162,19 @@ class TrellisRunnerTest {
     }
 
     @Test
+    void theCauseIsTheNodesOwnExceptionAlsoForNodesWithATimeout() {
+        IllegalStateException boom = new IllegalStateException("boom");
+        Graph graph = JavaGraph.builder("timed", s.schema)
+            .node("boom", ctx -> {
+                throw boom;
+            }, NodeOptions.timeout(Duration.ofSeconds(30)))
+            .start("boom")
+            .build();
+        GraphRunException e = assertThrows(GraphRunException.class, () -> Trellis.runner(graph).invoke(Map.of("question", "q")));
+        assertSame(boom, e.getCause());
+    }
+
+    @Test
     void checkedExceptionsOfBlockingNodesAreTheCauseToo() {
         java.io.IOException io = new java.io.IOException("disk on fire");
         Graph graph = JavaGraph.builder("io", s.schema)
