@@ -181,8 +181,18 @@ internal class Execution(
     private suspend fun attemptOnce(timeout: kotlin.time.Duration?): Throwable? = try {
         if (timeout == null) {
             node.body(this)
-        } else if (withTimeoutOrNull(timeout) { node.body(this@Execution); true } == null) {
-            throw NodeTimeoutException(node.id, timeout.toJavaDuration())
+        } else {
+            // The body's failure leaves withTimeoutOrNull as a value: rethrown across it after a suspension, it
+            // would be replaced by a copy (stack-trace recovery in debug mode), and a node's error must be its own.
+            val outcome = withTimeoutOrNull(timeout) {
+                try {
+                    node.body(this@Execution)
+                } catch (e: Throwable) {
+                    if (e is CancellationException) throw e
+                    return@withTimeoutOrNull e
+                }
+            } ?: throw NodeTimeoutException(node.id, timeout.toJavaDuration())
+            if (outcome is Throwable) throw outcome
         }
         null
     } catch (e: Throwable) {

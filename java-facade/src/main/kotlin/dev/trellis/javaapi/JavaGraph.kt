@@ -1,0 +1,147 @@
+package dev.trellis.javaapi
+
+import dev.trellis.graph.Graph
+import dev.trellis.graph.GraphBuilder
+import dev.trellis.graph.GraphValidationException
+import dev.trellis.graph.NodeBody
+import dev.trellis.graph.NodeRef
+import dev.trellis.graph.State
+import dev.trellis.graph.StateSchema
+import dev.trellis.javaapi.internal.NodeExecutors
+import dev.trellis.javaapi.internal.asyncBody
+import dev.trellis.javaapi.internal.blockingBody
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.asCoroutineDispatcher
+import java.time.Duration
+import java.util.concurrent.Executor
+import java.util.function.Function
+import java.util.function.Predicate
+import kotlin.time.toKotlinDuration
+
+/**
+ * Builds graphs from Java: the same immutable, validated `Graph` as the Kotlin `graph { }` DSL, which it
+ * drives. Runs them with [Trellis.runner].
+ *
+ * ```java
+ * StateSchema schema = new StateSchema("ingest");
+ * StateKey<Integer> count = Keys.of(schema, "count", Integer.class, 0);
+ * Graph graph = JavaGraph.builder("ingest", schema)
+ *     .node("fetch", ctx -> ctx.set(page, download(ctx.get(url))))           // blocking, on the executor
+ *     .asyncNode("embed", ctx -> embedder.embedAsync(ctx.get(page)).thenAccept(v -> ctx.set(vector, v)))
+ *     .node("count", ctx -> ctx.update(count, c -> c + 1), NodeOptions.retry(RetryPolicy.exponential(3, Duration.ofMillis(200))))
+ *     .start("fetch")
+ *     .edge("fetch", "embed")
+ *     .edge("embed", "count")
+ *     .route("count", List.of("fetch", Graph.END), state -> state.get(count) < 3 ? "fetch" : Graph.END)
+ *     .maxNodeExecutions(100)
+ *     .build();
+ * ```
+ */
+public object JavaGraph {
+    /** A builder of graph [id] over [schema]. */
+    @JvmStatic
+    public fun builder(id: String, schema: StateSchema): Builder = Builder(id, schema)
+
+    /** A builder of graph [id] with a new, empty schema named [id]; declare its keys on [Builder.schema]. */
+    @JvmStatic
+    public fun builder(id: String): Builder = Builder(id, StateSchema(id))
+
+    /**
+     * The mutable builder behind [JavaGraph.builder]. It records declarations; [build] validates them all at
+     * once (reporting every problem in one `GraphValidationException`) and returns an immutable graph. A
+     * builder may build several graphs; later changes do not affect graphs already built.
+     */
+    public class Builder internal constructor(
+        private val id: String,
+        private val schema: StateSchema,
+    ) {
+        private val declarations = ArrayList<GraphBuilder.(CoroutineDispatcher) -> Unit>()
+        private var executor: Executor? = null
+
+        /** The schema of the graph being built; declare keys on it (see [Keys]) before [build]. */
+        public fun schema(): StateSchema = schema
+
+        /**
+         * Runs blocking nodes on [executor] (null for the default: virtual threads on JDK 21+, else a shared
+         * cached pool of daemon threads). Cancelled nodes are interrupted, so the executor must run each task
+         * on a thread of its own while it runs (a pool, not a caller-runs executor).
+         */
+        public fun executor(executor: Executor?): Builder = apply { this.executor = executor }
+
+        /** Declares a blocking node [id] running [action] on the executor. */
+        public fun node(id: String, action: NodeAction): Builder = node(id, action, NodeOptions.DEFAULT)
+
+        /** Declares a blocking node [id] running [action] on the executor, with [options]. */
+        public fun node(id: String, action: NodeAction, options: NodeOptions): Builder =
+            declare { dispatcher -> node(id, options, blockingBody(action, dispatcher)) }
+
+        /** Declares a non-blocking node [id]: [action] starts work and returns a stage that completes when it is done. */
+        public fun asyncNode(id: String, action: AsyncNodeAction): Builder = asyncNode(id, action, NodeOptions.DEFAULT)
+
+        /** Declares a non-blocking node [id] with [options]. */
+        public fun asyncNode(id: String, action: AsyncNodeAction, options: NodeOptions): Builder =
+            declare { node(id, options, asyncBody(action)) }
+
+        /** Makes [nodeIds] the entry points: they are ready when a run starts. */
+        public fun start(vararg nodeIds: String): Builder {
+            val refs = nodeIds.map { NodeRef.of(it) }.toTypedArray()
+            return declare { start(*refs) }
+        }
+
+        /** Adds an edge always taken from [from] to [to]. */
+        public fun edge(from: String, to: String): Builder = declare { NodeRef.of(from) then NodeRef.of(to) }
+
+        /** Adds an edge from [from] to [to], taken when [condition] holds on the merged state (several may: fan-out). */
+        public fun edge(from: String, to: String, condition: Predicate<State>): Builder =
+            declare { NodeRef.of(from).then(NodeRef.of(to)) { condition.test(it) } }
+
+        /**
+         * Adds a route from [from]: [selector] picks exactly one of [targets] (node ids, or `Graph.END`) on the
+         * merged state. Selecting a target that is not in [targets] fails the node.
+         */
+        public fun route(from: String, targets: List<String>, selector: Function<State, String>): Builder {
+            val refs = targets.map { NodeRef.of(it) }.toTypedArray()
+            return declare { NodeRef.of(from).route(*refs) { NodeRef.of(selector.apply(it)) } }
+        }
+
+        /** Sets the most node executions one run may start (default 1000). */
+        public fun maxNodeExecutions(max: Int): Builder = declare { config { maxNodeExecutions = max } }
+
+        /** Sets the longest a run may take; null for no limit (the default). */
+        public fun executionTimeout(timeout: Duration?): Builder =
+            declare { config { executionTimeout = timeout?.toKotlinDuration() } }
+
+        /** Sets the most nodes running at the same time in one run (default: no limit). */
+        public fun maxConcurrency(max: Int): Builder = declare { config { maxConcurrency = max } }
+
+        /** Whether a failure cancels the nodes still running (true) or lets them finish (false, the default). */
+        public fun failFast(failFast: Boolean): Builder = declare { config { this.failFast = failFast } }
+
+        /** Sets the timeout of each attempt of nodes that set none; null for no limit (the default). */
+        public fun defaultNodeTimeout(timeout: Duration?): Builder =
+            declare { config { defaultNodeTimeout = timeout?.toKotlinDuration() } }
+
+        /** Sets the retry policy of nodes that set none (default: no retry). */
+        public fun defaultRetry(retry: RetryPolicy): Builder = declare { config { defaultRetry = retry.toRetry() } }
+
+        /**
+         * Validates every declaration and returns the immutable graph.
+         *
+         * @throws GraphValidationException listing every problem found.
+         */
+        public fun build(): Graph {
+            val dispatcher = executor?.asCoroutineDispatcher() ?: NodeExecutors.defaultDispatcher
+            val builder = GraphBuilder(id, schema)
+            for (declaration in declarations) builder.declaration(dispatcher)
+            return builder.build()
+        }
+
+        private fun declare(declaration: GraphBuilder.(CoroutineDispatcher) -> Unit): Builder = apply { declarations += declaration }
+
+        private fun GraphBuilder.node(id: String, options: NodeOptions, body: NodeBody) {
+            node(id, options.timeout?.toKotlinDuration(), options.retry?.toRetry(), options.description, body)
+        }
+
+        override fun toString(): String = "JavaGraph.Builder($id, ${declarations.size} declarations)"
+    }
+}

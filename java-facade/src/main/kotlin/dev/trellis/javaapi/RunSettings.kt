@@ -1,0 +1,89 @@
+package dev.trellis.javaapi
+
+import dev.trellis.runtime.RunOptions
+import kotlinx.coroutines.asCoroutineDispatcher
+import java.time.Clock
+import java.util.Random
+import java.util.concurrent.Executor
+import kotlin.random.asKotlinRandom
+
+/**
+ * How a [TrellisRunner] runs its graph: where the run's loop and its nodes run, the run id, and the clock
+ * and random source of a run. The Java form of the runtime's `RunOptions`; immutable, built with [builder].
+ *
+ * ```java
+ * RunSettings settings = RunSettings.builder().executor(myPool).runId("order-42").build();
+ * TrellisRunner runner = Trellis.runner(graph, settings);
+ * ```
+ */
+public class RunSettings private constructor(
+    /** The run id of every run, or null (the default) for a fresh random id per run. */
+    public val runId: String?,
+    /** Where the run's loop and parallel nodes run, or null (the default) for the shared coroutine pool. */
+    public val executor: Executor?,
+    /** The wall clock of event timestamps. */
+    public val clock: Clock,
+    /** The random source of retry jitter, or null for the default one. */
+    public val random: Random?,
+    /** How many executions a `RunResult` keeps (the most recent). */
+    public val executionHistoryLimit: Int,
+) {
+    internal val options: RunOptions = RunOptions(
+        runId = runId,
+        dispatcher = executor?.asCoroutineDispatcher(),
+        clock = clock,
+        random = random?.asKotlinRandom() ?: kotlin.random.Random.Default,
+        executionHistoryLimit = executionHistoryLimit,
+    )
+
+    /** A builder holding these settings. */
+    public fun newBuilder(): Builder = Builder(this)
+
+    override fun toString(): String =
+        "RunSettings(runId=$runId, executor=$executor, clock=$clock, executionHistoryLimit=$executionHistoryLimit)"
+
+    /** Builds [RunSettings]; every setting is optional. */
+    public class Builder internal constructor(from: RunSettings?) {
+        private var runId: String? = from?.runId
+        private var executor: Executor? = from?.executor
+        private var clock: Clock = from?.clock ?: Clock.systemUTC()
+        private var random: Random? = from?.random
+        private var executionHistoryLimit: Int = from?.executionHistoryLimit ?: RunOptions.DEFAULT.executionHistoryLimit
+
+        /** Sets the run id of every run; null for a fresh random id per run. */
+        public fun runId(runId: String?): Builder = apply { this.runId = runId }
+
+        /**
+         * Runs the run's loop and its parallel nodes on [executor]; null for the shared coroutine pool.
+         * Blocking nodes of a [JavaGraph] run on the graph's own executor whatever this is.
+         */
+        public fun executor(executor: Executor?): Builder = apply { this.executor = executor }
+
+        /** Sets the wall clock of event timestamps. */
+        public fun clock(clock: Clock): Builder = apply { this.clock = clock }
+
+        /** Sets the random source of retry jitter, e.g. `new Random(42)` for repeatable runs. */
+        public fun random(random: Random?): Builder = apply { this.random = random }
+
+        /** Sets how many executions a `RunResult` keeps (the most recent); 0 keeps none. */
+        public fun executionHistoryLimit(limit: Int): Builder = apply { this.executionHistoryLimit = limit }
+
+        /**
+         * Returns the settings.
+         *
+         * @throws IllegalArgumentException for a blank run id or a negative history limit.
+         */
+        public fun build(): RunSettings = RunSettings(runId, executor, clock, random, executionHistoryLimit)
+    }
+
+    /** Defaults and the builder. */
+    public companion object {
+        /** The defaults: random run ids, the shared coroutine pool, the UTC system clock. */
+        @JvmField
+        public val DEFAULT: RunSettings = Builder(null).build()
+
+        /** A builder starting from the defaults. */
+        @JvmStatic
+        public fun builder(): Builder = Builder(null)
+    }
+}

@@ -1,0 +1,148 @@
+package dev.trellis.javaapi
+
+import dev.trellis.graph.Graph
+import dev.trellis.graph.State
+import dev.trellis.runtime.GraphRunException
+import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.RunResult
+import dev.trellis.runtime.invoke
+import dev.trellis.runtime.run
+import dev.trellis.runtime.start
+import kotlinx.coroutines.CoroutineExceptionHandler
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.future.future
+import kotlinx.coroutines.jdk9.flowPublish
+import kotlinx.coroutines.reactive.publish
+import org.reactivestreams.Publisher
+import java.time.Duration
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.ExecutionException
+import java.util.concurrent.Flow
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.TimeoutException
+import java.util.function.Consumer
+
+/**
+ * Runs one graph for Java callers: as a [CompletableFuture], blocking, as a JDK [Flow.Publisher] or a
+ * Reactive Streams [Publisher] of events, or with a [Consumer] of events. A runner is immutable and
+ * thread-safe; every call starts a fresh, isolated run. Create one with [Trellis.runner].
+ *
+ * Inputs are a `State` of the graph's schema or a `Map` from key names to values, checked against the
+ * schema: an unknown key or a value of the wrong type throws [IllegalArgumentException] naming the key.
+ *
+ * ```java
+ * TrellisRunner runner = Trellis.runner(graph);
+ * CompletableFuture<RunResult> done = runner.invokeAsync(Map.of("question", "Why?"));
+ * done.cancel(true);                         // cancels the run's nodes cooperatively
+ * ```
+ *
+ * Cancellation: cancelling the future, the subscription or the [TrellisRun] cancels every running node;
+ * blocking nodes of a [JavaGraph] are interrupted. Failures: a failed run fails with [GraphRunException],
+ * whose cause is the node's own exception and whose `result` holds everything the run did.
+ */
+public class TrellisRunner internal constructor(
+    /** The graph this runner runs. */
+    public val graph: Graph,
+    /** The settings of every run. */
+    public val settings: RunSettings,
+) {
+    private val options = settings.options
+    private val context = options.dispatcher ?: Dispatchers.Default
+
+    // Failures reach the caller through futures and handles; nothing is left for a global handler to print.
+    private val scope = CoroutineScope(SupervisorJob() + context + CoroutineExceptionHandler { _, _ -> })
+
+    /** This runner's graph with other [settings]. */
+    public fun withSettings(settings: RunSettings): TrellisRunner = TrellisRunner(graph, settings)
+
+    /**
+     * Starts a run from [input] and returns its result as a future.
+     *
+     * `cancel(true)` on the future cancels the run. A failed run completes the future exceptionally with a
+     * [GraphRunException] whose cause is the failing node's own exception (`join()` wraps it in a
+     * `CompletionException`, `get()` in an `ExecutionException`, as `CompletableFuture` does).
+     */
+    public fun invokeAsync(input: State): CompletableFuture<RunResult> = scope.future { graph.invoke(input, options) }
+
+    /** As [invokeAsync], with input values by key name. @throws IllegalArgumentException naming a bad key. */
+    public fun invokeAsync(input: Map<String, Any?>): CompletableFuture<RunResult> = invokeAsync(stateOf(input))
+
+    /**
+     * Runs the graph from [input] and waits for its result.
+     *
+     * @throws GraphRunException when the run fails; its cause is the failing node's own exception.
+     * @throws InterruptedException when the calling thread is interrupted; the run is then cancelled.
+     */
+    @Throws(InterruptedException::class)
+    public fun invoke(input: State): RunResult = await(invokeAsync(input), null)
+
+    /** As [invoke], with input values by key name. @throws IllegalArgumentException naming a bad key. */
+    @Throws(InterruptedException::class)
+    public fun invoke(input: Map<String, Any?>): RunResult = invoke(stateOf(input))
+
+    /**
+     * Runs the graph from [input] and waits at most [timeout] for its result.
+     *
+     * @throws TimeoutException when the run did not finish in time; the run is then cancelled.
+     * @throws GraphRunException when the run fails; its cause is the failing node's own exception.
+     * @throws InterruptedException when the calling thread is interrupted; the run is then cancelled.
+     */
+    @Throws(InterruptedException::class, TimeoutException::class)
+    public fun invoke(input: State, timeout: Duration): RunResult = await(invokeAsync(input), timeout)
+
+    /** As [invoke] with a timeout, with input values by key name. */
+    @Throws(InterruptedException::class, TimeoutException::class)
+    public fun invoke(input: Map<String, Any?>, timeout: Duration): RunResult = invoke(stateOf(input), timeout)
+
+    /**
+     * The events of a run from [input] as a JDK [Flow.Publisher]. Each subscription starts a fresh run; the
+     * stream ends after the run's terminal event (a failed run ends with `RunFailed`, not `onError`).
+     * Demand is honoured: a slow subscriber suspends the run, nothing is dropped. Cancelling the
+     * subscription cancels the run. Passes the Reactive Streams TCK.
+     */
+    public fun events(input: State): Flow.Publisher<RunEvent> {
+        val events = graph.run(input, options)
+        return flowPublish(context) { events.collect { send(it) } }
+    }
+
+    /** As [events], with input values by key name. */
+    public fun events(input: Map<String, Any?>): Flow.Publisher<RunEvent> = events(stateOf(input))
+
+    /** As [events], as a Reactive Streams [Publisher] (for Reactor, RxJava, Mutiny, ...). */
+    public fun reactiveEvents(input: State): Publisher<RunEvent> {
+        val events = graph.run(input, options)
+        return publish(context) { events.collect { send(it) } }
+    }
+
+    /** As [reactiveEvents], with input values by key name. */
+    public fun reactiveEvents(input: Map<String, Any?>): Publisher<RunEvent> = reactiveEvents(stateOf(input))
+
+    /**
+     * Starts a run from [input] and passes every event to [onEvent], in order, one at a time, the terminal one
+     * included; a slow consumer slows the run down (nothing is dropped). Returns a handle to cancel the run
+     * or wait for its result.
+     */
+    public fun start(input: State, onEvent: Consumer<RunEvent>): TrellisRun =
+        TrellisRun(graph.start(scope, input, options) { onEvent.accept(it) })
+
+    /** As [start], with input values by key name. */
+    public fun start(input: Map<String, Any?>, onEvent: Consumer<RunEvent>): TrellisRun = start(stateOf(input), onEvent)
+
+    private fun stateOf(input: Map<String, Any?>): State = graph.schema.stateOf(input)
+
+    private fun await(future: CompletableFuture<RunResult>, timeout: Duration?): RunResult = try {
+        if (timeout == null) future.get() else future.get(timeout.toNanos(), TimeUnit.NANOSECONDS)
+    } catch (e: ExecutionException) {
+        throw e.cause ?: e
+    } catch (e: TimeoutException) {
+        future.cancel(true)
+        throw TimeoutException("Run of graph '${graph.id}' did not finish within $timeout; it was cancelled.")
+    } catch (e: InterruptedException) {
+        future.cancel(true)
+        throw e
+    }
+
+    override fun toString(): String = "TrellisRunner(${graph.id}, $settings)"
+}

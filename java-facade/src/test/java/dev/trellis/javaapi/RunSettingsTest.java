@@ -1,0 +1,71 @@
+package dev.trellis.javaapi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.trellis.graph.Graph;
+import dev.trellis.runtime.RunEvent;
+import dev.trellis.runtime.RunResult;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class RunSettingsTest {
+    private final Fixtures.Schema s = new Fixtures.Schema();
+
+    @Test
+    void settingsReachTheRun() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor(r -> new Thread(r, "run-loop"));
+        try {
+            AtomicReference<String> thread = new AtomicReference<>();
+            Graph graph = JavaGraph.builder("settings", s.schema)
+                .asyncNode("where", ctx -> {
+                    thread.set(Thread.currentThread().getName());
+                    return java.util.concurrent.CompletableFuture.completedFuture(null);
+                })
+                .node("second", ctx -> {})
+                .start("where").edge("where", "second")
+                .build();
+            Clock clock = Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC);
+            RunSettings settings = RunSettings.builder()
+                .runId("fixed").executor(pool).clock(clock).random(new Random(1)).executionHistoryLimit(1)
+                .build();
+            TrellisRunner runner = Trellis.runner(graph).withSettings(settings);
+            assertSame(settings, runner.getSettings());
+            assertSame(graph, runner.getGraph());
+            List<RunEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+            RunResult result = runner.start(Map.of("question", "q"), events::add).result().get();
+            assertEquals("fixed", result.getRunId());
+            assertTrue(thread.get().startsWith("run-loop"), "async node actions run on the run's executor: " + thread.get());
+            assertEquals(Instant.parse("2030-01-01T00:00:00Z"), events.get(0).getTimestamp());
+            assertEquals(1, result.getExecutions().size());
+            assertEquals(1, result.getDroppedExecutions());
+            assertTrue(runner.toString().contains("settings"));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void newBuilderKeepsTheSettingsAndDefaultsAreSensible() {
+        RunSettings settings = RunSettings.builder().runId("a").executionHistoryLimit(3).build();
+        RunSettings copy = settings.newBuilder().build();
+        assertEquals("a", copy.getRunId());
+        assertEquals(3, copy.getExecutionHistoryLimit());
+        assertNull(RunSettings.DEFAULT.getRunId());
+        assertNull(RunSettings.DEFAULT.getExecutor());
+        assertEquals(10_000, RunSettings.DEFAULT.getExecutionHistoryLimit());
+        assertThrows(IllegalArgumentException.class, () -> RunSettings.builder().runId(" ").build());
+        assertThrows(IllegalArgumentException.class, () -> RunSettings.builder().executionHistoryLimit(-1).build());
+    }
+}
