@@ -80,6 +80,14 @@ internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
             put("status", e.result.status.name)
             put("durationMs", e.result.duration.toMillis())
         }
+        is RunEvent.RunInterrupted -> {
+            put("status", e.result.status.name)
+            put("interrupts", buildJsonObject { e.result.interrupts.forEach { put(it.nodeId, it.payload) } })
+        }
+        is RunEvent.CheckpointSaved -> {
+            put("checkpoint", e.checkpoint)
+            put("full", e.full)
+        }
     }
 }
 
