@@ -8,6 +8,8 @@ import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.internal.Engine
+import dev.trellis.runtime.internal.engineEvents
+import dev.trellis.runtime.internal.resultFor
 import dev.trellis.runtime.persistence.loadRecord
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
@@ -32,10 +34,7 @@ import java.time.Instant
  * @throws CheckpointFormatException when the checkpoint cannot be loaded.
  */
 public suspend fun Graph.resume(runId: String, options: RunOptions, answers: Map<String, String> = emptyMap()): RunResult {
-    val engine = resumeEngine(runId, options, answers, null)
-    val result = withOptionalDispatcher(options) { engine.execute() }
-    if (result.status == Status.FAILED) throw GraphRunException(result)
-    return result
+    return resumeEngine(runId, options, answers, null).resultFor(options)
 }
 
 /** [resume] with one [answer] for the single pending interrupt. */
@@ -43,27 +42,8 @@ public suspend fun Graph.resume(runId: String, options: RunOptions, answer: Stri
     resume(runId, options, answerPending(runId, options, answer))
 
 /** Like [resume], as a cold flow of the resumed run's events (see [run]). */
-public fun Graph.resumeEvents(runId: String, options: RunOptions, answers: Map<String, String> = emptyMap()): Flow<RunEvent> {
-    val graph = this
-    return flow {
-        coroutineScope {
-            val channel = Channel<RunEvent>(64)
-            val engine = graph.resumeEngine(runId, options, answers, channel)
-            launch(options.dispatcher ?: kotlin.coroutines.EmptyCoroutineContext) {
-                try {
-                    engine.execute()
-                } finally {
-                    channel.close()
-                }
-            }
-            var sequence = 0L
-            for (event in channel) {
-                event.stamp(sequence++)
-                emit(event)
-            }
-        }
-    }
-}
+public fun Graph.resumeEvents(runId: String, options: RunOptions, answers: Map<String, String> = emptyMap()): Flow<RunEvent> =
+    engineEvents(options) { channel -> resumeEngine(runId, options, answers, channel) }
 
 /**
  * Starts a new run from checkpoint [sequence] of run [runId] (time travel), with the state changed by [edit];
@@ -114,9 +94,7 @@ public suspend fun Graph.fork(
         forkedFrom = CheckpointRef(runId, sequence),
         fresh = true,
     )
-    val result = withOptionalDispatcher(options) { engine.execute() }
-    if (result.status == Status.FAILED) throw GraphRunException(result)
-    return result
+    return engine.resultFor(options)
 }
 
 /** The checkpoints of run [runId] in [store], oldest first. */
@@ -202,8 +180,3 @@ private fun requireCheckpointing(options: RunOptions, what: String): Checkpointi
     requireNotNull(options.checkpointing) {
         "$what needs a checkpoint store: pass RunOptions(checkpointing = Checkpointing(store))."
     }
-
-private suspend fun <T> withOptionalDispatcher(options: RunOptions, block: suspend () -> T): T {
-    val dispatcher = options.dispatcher
-    return if (dispatcher == null) block() else withContext(dispatcher) { block() }
-}

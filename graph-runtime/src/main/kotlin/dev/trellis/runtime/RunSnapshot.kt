@@ -6,6 +6,7 @@ import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.internal.Engine
+import dev.trellis.runtime.internal.resultFor
 import dev.trellis.runtime.persistence.PositionCodec
 import dev.trellis.runtime.persistence.PositionData
 import dev.trellis.runtime.persistence.Restored
@@ -113,8 +114,5 @@ public suspend fun Graph.resume(snapshot: RunSnapshot, options: RunOptions = Run
         d.nodes, d.triggers, d.nextStamp, d.ready, d.totalExecutions,
     )
     val engine = Engine(this, snapshot.state, options, null, Restored(data, snapshot.state, snapshot.appData), fresh = true)
-    val dispatcher = options.dispatcher
-    val result = if (dispatcher == null) engine.execute() else kotlinx.coroutines.withContext(dispatcher) { engine.execute() }
-    if (result.status == Status.FAILED) throw GraphRunException(result)
-    return result
+    return engine.resultFor(options)
 }

@@ -4,7 +4,10 @@ package dev.trellis.runtime
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.runtime.internal.EVENT_BUFFER
 import dev.trellis.runtime.internal.Engine
+import dev.trellis.runtime.internal.engineEvents
+import dev.trellis.runtime.internal.resultFor
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
@@ -14,9 +17,6 @@ import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
-
-/** How many events a run may produce ahead of a slow collector before it suspends. */
-private const val EVENT_BUFFER = 64
 
 /**
  * Runs this graph from [input] and returns its result once it completes.
@@ -33,11 +33,7 @@ private const val EVENT_BUFFER = 64
  * @throws GraphRunException when the run fails; its `result` holds what the run did, its cause is the first failure.
  */
 public suspend fun Graph.invoke(input: State = schema.initialState(), options: RunOptions = RunOptions.DEFAULT): RunResult {
-    val engine = Engine(this, checkInput(input), options, null)
-    val dispatcher = options.dispatcher
-    val result = if (dispatcher == null) engine.execute() else withContext(dispatcher) { engine.execute() }
-    if (result.status == Status.FAILED) throw GraphRunException(result)
-    return result
+    return Engine(this, checkInput(input), options, null).resultFor(options)
 }
 
 /**
@@ -51,30 +47,8 @@ public suspend fun Graph.invoke(input: State = schema.initialState(), options: R
  * ```
  */
 public fun Graph.run(input: State = schema.initialState(), options: RunOptions = RunOptions.DEFAULT): Flow<RunEvent> {
-    val graph = this
     val checked = checkInput(input)
-    return flow {
-        coroutineScope {
-            val channel = Channel<RunEvent>(EVENT_BUFFER)
-            launch(options.dispatcher ?: kotlin.coroutines.EmptyCoroutineContext) {
-                try {
-                    Engine(graph, checked, options, channel).execute()
-                } finally {
-                    channel.close()
-                }
-            }
-            var sequence = 0L
-            try {
-                for (event in channel) {
-                    event.stamp(sequence++)
-                    emit(event)
-                }
-            } finally {
-                // A collector that stopped reading must not hold up the cancelled run's last events.
-                channel.cancel()
-            }
-        }
-    }
+    return engineEvents(options) { channel -> Engine(this, checked, options, channel) }
 }
 
 /**
