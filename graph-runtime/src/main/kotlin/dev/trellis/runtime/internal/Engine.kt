@@ -293,13 +293,13 @@ internal class Engine(
             val execution = begin(index)
             flush()
             if (position.runningCount == 1 && position.readyCount == 0) {
-                execution.runAttempts()
+                execution.run()
                 if (checkpointer == null) complete(execution) else completeStep(execution)
             } else {
                 val channel = completions()
                 execution.job = scope.launch(childContext, CoroutineStart.ATOMIC) {
                     try {
-                        execution.runAttempts()
+                        execution.run()
                     } finally {
                         channel.trySend(execution)
                     }
@@ -496,7 +496,11 @@ internal class Engine(
     }
 
     /** Hands the queued events to the collector, suspending while it is slow (backpressure). */
-    private suspend fun flush() {
+    private suspend inline fun flush() {
+        if (pending.isNotEmpty()) flushPending()
+    }
+
+    private suspend fun flushPending() {
         val channel = events ?: return
         while (pending.isNotEmpty()) {
             deliver(channel, pending.removeFirst())

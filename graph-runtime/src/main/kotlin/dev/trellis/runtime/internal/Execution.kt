@@ -113,11 +113,15 @@ internal class Execution(
      * Runs the attempts of this execution until one succeeds, the retry policy gives up, or the coroutine is
      * cancelled (then [status] is CANCELLED and the cancellation is rethrown).
      */
-    suspend fun runAttempts() {
-        val config = engine.graph.config
-        val retry = node.retry ?: config.defaultRetry
-        val timeout = node.timeout ?: config.defaultNodeTimeout
-        if (timeout == null && retry.maxAttempts == 1) return runOnce()
+    private val retry = node.retry ?: engine.graph.config.defaultRetry
+    private val timeout = node.timeout ?: engine.graph.config.defaultNodeTimeout
+
+    /** Runs the execution: one attempt in one frame in the common case, else [runAttempts]. */
+    suspend inline fun run() {
+        if (timeout == null && retry.maxAttempts == 1) runOnce() else runAttempts()
+    }
+
+    private suspend fun runAttempts() {
         startNanos = engine.nanoTime()
         try {
             while (true) {
@@ -151,7 +155,7 @@ internal class Execution(
     }
 
     /** The common case, in one suspend frame: one attempt, no timeout. */
-    private suspend fun runOnce() {
+    suspend fun runOnce() {
         startNanos = engine.nanoTime()
         try {
             node.body(this)
