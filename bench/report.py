@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns a JMH JSON result of this module into the Markdown tables of docs/performance.md.
 
-usage: python3 bench/report.py bench/target/quick.json
+usage: python3 bench/report.py [bench/target/quick.json]
 """
 import json
 import sys
@@ -14,6 +14,7 @@ WORKLOADS = [
     ("LoopBench", "loop of 1000", 1000),
     ("StateGrowthBench", "chain of 100, state growing to 40 KB", 100),
 ]
+# workload 6 (FacadeBench) and checkpointing (CheckpointBench) have tables of their own, see facade() and checkpoints()
 
 
 def load(path):
@@ -38,7 +39,7 @@ def fmt_b(v):
 
 
 def main():
-    rows = load(sys.argv[1])
+    rows = load(sys.argv[1] if len(sys.argv) > 1 else "bench/target/quick.json")
     base = rows.get("BaselineBench.emptyRunBlocking")
     b_us = base[0] if base else 0.0
     b_alloc = base[2] if base and base[2] is not None else 0.0
@@ -70,6 +71,41 @@ def main():
             print(f"| {label} | {title} | {fmt_us(score)} | {fmt_us(err)} | {fmt_b(alloc)} | "
                   f"{fmt_us(net) if trellis else '—'} | {net / steps:.3f} | "
                   f"{fmt_b(None if net_alloc is None else net_alloc / steps)} | {ratio} |")
+    facade(rows)
+    checkpoints(rows)
+
+
+def facade(rows):
+    """Workload 6: the Java facade against plain `invoke` on the same chain."""
+    f = rows.get("FacadeBench.facadeInvokeAsync")
+    plain = rows.get("ChainBench.trellisInvoke")
+    if f is None or plain is None:
+        return
+    print("\n| workload 6: chain of 100 | µs/op | ± | B/op | per node µs | per node B | ÷ plain `invoke` (time) | + per run |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for title, (score, err, alloc) in [("`invoke` in `runBlocking` (ChainBench)", plain),
+                                       ("Java facade `invokeAsync(input).join()`", f)]:
+        print(f"| {title} | {fmt_us(score)} | {fmt_us(err)} | {fmt_b(alloc)} | {score / 100:.3f} | "
+              f"{fmt_b(None if alloc is None else alloc / 100)} | {score / plain[0]:.2f}× | "
+              f"{fmt_us(score - plain[0])} µs, {fmt_b((alloc or 0) - (plain[2] or 0))} B |")
+
+
+def checkpoints(rows):
+    """Checkpointing: added cost per node step against the same chain without checkpointing."""
+    pairs = [
+        ("chain of 100, `InMemoryCheckpointStore`", "CheckpointBench.chainInMemory", "ChainBench.trellisInvoke", 100),
+        ("chain of 20, `SqliteCheckpointStore`", "CheckpointBench.chain20Sqlite", "CheckpointBench.chain20Plain", 20),
+    ]
+    if not any(rows.get(c) for _, c, _, _ in pairs):
+        return
+    print("\n| checkpointing (EVERY_STEP) | µs/op | ± | B/op | plain µs/op | plain B/op | added µs per step | added B per step |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for label, ck, base, steps in pairs:
+        c, b = rows.get(ck), rows.get(base)
+        if c is None or b is None:
+            continue
+        print(f"| {label} | {fmt_us(c[0])} | {fmt_us(c[1])} | {fmt_b(c[2])} | {fmt_us(b[0])} | {fmt_b(b[2])} | "
+              f"{(c[0] - b[0]) / steps:,.2f} | {fmt_b(((c[2] or 0) - (b[2] or 0)) / steps)} |")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
 package dev.trellis.bench
 
+import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.graph.Graph
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
+import dev.trellis.runtime.Checkpointing
+import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.run
@@ -100,6 +103,36 @@ public object TrellisWorkloads {
         graph.run(input).collect { count++ }
         count
     }
+
+    /** Default options with a given [runId] and [checkpointing]. */
+    @JvmStatic
+    public fun options(runId: String, checkpointing: Checkpointing): RunOptions =
+        RunOptions(runId = runId, checkpointing = checkpointing)
+
+    /** `Graph.invoke` with [options] (e.g. checkpointing) inside `runBlocking`. */
+    @JvmStatic
+    public fun invoke(graph: Graph, input: State, options: RunOptions): RunResult = runBlocking { graph.invoke(input, options) }
+
+    /** `Graph.invoke` with [options], then `store.delete(runId)`, so a long benchmark does not fill the heap. */
+    @JvmStatic
+    public fun invokeThenDelete(graph: Graph, input: State, options: RunOptions, store: CheckpointStore): RunResult =
+        runBlocking {
+            val result = graph.invoke(input, options)
+            store.delete(result.runId)
+            result
+        }
+
+    /** Number of checkpoints of [runId] in [store] and the sum of their payload lengths (chars), in that order. */
+    @JvmStatic
+    public fun checkpointPayloads(store: CheckpointStore, runId: String): LongArray = runBlocking {
+        val history = store.history(runId)
+        longArrayOf(history.size.toLong(), history.sumOf { it.payload.length.toLong() })
+    }
+
+    /** The payload of checkpoint [sequence] of [runId] in [store], or null. */
+    @JvmStatic
+    public fun checkpointPayload(store: CheckpointStore, runId: String, sequence: Long): String? =
+        runBlocking { store.get(runId, sequence)?.payload }
 
     /** An empty `runBlocking`, the fixed cost included in every other Trellis figure. */
     @JvmStatic
