@@ -20,6 +20,7 @@ internal class SqliteEngine(
     private val path: Path,
     private val dispatcher: CoroutineDispatcher,
     private val busyTimeout: Duration,
+    private val syncEveryCommit: Boolean = false,
 ) : JdbcEngine {
     override val description: String = "SQLite database $path"
     override val runsTable: String = "trellis_runs"
@@ -63,6 +64,7 @@ internal class SqliteEngine(
         val config = SQLiteConfig().apply {
             setBusyTimeout(busyMillis)
             setJournalMode(SQLiteConfig.JournalMode.WAL)
+            setSynchronous(if (syncEveryCommit) SQLiteConfig.SynchronousMode.FULL else SQLiteConfig.SynchronousMode.NORMAL)
             enforceForeignKeys(true)
         }
         val opened = DriverManager.getConnection("jdbc:sqlite:${path.toAbsolutePath()}", config.toProperties())

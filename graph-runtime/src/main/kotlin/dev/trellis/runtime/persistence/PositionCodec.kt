@@ -31,11 +31,22 @@ internal class Restored(
 )
 
 internal object PositionCodec {
-    fun wrap(data: PositionData, createdAt: Instant, appData: JsonObject = JsonObject(emptyMap())): String =
-        PersistenceJson.encodeToString(
-            Envelope.serializer(),
-            Envelope(RUN_SCOPE, FORMAT_VERSION, createdAt.toString(), appData, PersistenceJson.encodeToJsonElement(PositionData.serializer(), data)),
-        )
+    /**
+     * The envelope `{scope, schemaVersion, createdAt, appData, data}` as JSON text, written straight to a string
+     * (no intermediate JSON tree: checkpoints are written after every step).
+     */
+    fun wrap(data: PositionData, createdAt: Instant, appData: JsonObject = JsonObject(emptyMap())): String {
+        val position = PersistenceJson.encodeToString(PositionData.serializer(), data)
+        val app = if (appData.isEmpty()) "{}" else PersistenceJson.encodeToString(JsonObject.serializer(), appData)
+        return StringBuilder(position.length + app.length + 96)
+            .append("{\"scope\":\"").append(RUN_SCOPE)
+            .append("\",\"schemaVersion\":").append(FORMAT_VERSION)
+            .append(",\"createdAt\":\"").append(createdAt)
+            .append("\",\"appData\":").append(app)
+            .append(",\"data\":").append(position)
+            .append('}')
+            .toString()
+    }
 
     fun encodeValue(key: StateKey<*>, value: Any?): JsonElement {
         @Suppress("UNCHECKED_CAST")
