@@ -91,6 +91,8 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
             is RunEvent.RunCompleted -> line(bold(green("run $run COMPLETED in ${event.result.duration.toMillis()} ms")))
             is RunEvent.RunFailed -> line(bold(red("run $run FAILED: ${event.error.message}")))
             is RunEvent.RunCancelled -> line(bold(magenta("run $run CANCELLED after ${event.result.duration.toMillis()} ms")))
+            is RunEvent.CheckpointSaved -> line(gray("  ${prefix(run)}checkpoint #${event.checkpoint}${if (event.full) " (full)" else ""}"))
+            is RunEvent.RunInterrupted -> line(bold(yellow("run $run INTERRUPTED: ${event.result.interrupts.joinToString { it.payload }}")))
         }
     }
 

@@ -80,6 +80,14 @@ internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
             put("status", e.result.status.name)
             put("durationMs", e.result.duration.toMillis())
         }
+        is RunEvent.CheckpointSaved -> {
+            put("checkpoint", e.checkpoint)
+            put("full", e.full)
+        }
+        is RunEvent.RunInterrupted -> {
+            put("status", e.result.status.name)
+            put("interrupts", e.result.interrupts.joinToString { "${it.nodeId}: ${it.payload}" })
+        }
     }
 }
 
