@@ -68,5 +68,18 @@ public class NodeContext internal constructor(private val scope: NodeScope, priv
         }
     }
 
+    /**
+     * Pauses the run for human input. The first time, this throws (let it propagate: do not catch it): the
+     * attempt ends without its writes, and the run ends `INTERRUPTED` with [payload] in its result and a
+     * checkpoint. When the run is resumed with an answer ([TrellisRunner.resumeAsync]), the node runs again
+     * from its start and this call returns the answer. Needs [RunSettings.Builder.checkpointing] to resume.
+     *
+     * ```java
+     * String answer = ctx.interrupt("Publish the draft? (yes/no)");
+     * ctx.set(approved, answer.equals("yes"));
+     * ```
+     */
+    public fun interrupt(payload: String): String = scope.interrupt(payload)
+
     override fun toString(): String = "NodeContext(${scope.nodeId}#${scope.executionCount}, attempt=${scope.attempt})"
 }

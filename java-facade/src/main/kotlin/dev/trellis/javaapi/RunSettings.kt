@@ -1,5 +1,7 @@
 package dev.trellis.javaapi
 
+import dev.trellis.runtime.Checkpointing
+import dev.trellis.runtime.RunControl
 import dev.trellis.runtime.RunOptions
 import kotlinx.coroutines.asCoroutineDispatcher
 import java.time.Clock
@@ -8,8 +10,8 @@ import java.util.concurrent.Executor
 import kotlin.random.asKotlinRandom
 
 /**
- * How a [TrellisRunner] runs its graph: where the run's loop and its nodes run, the run id, and the clock
- * and random source of a run. The Java form of the runtime's `RunOptions`; immutable, built with [builder].
+ * How a [TrellisRunner] runs its graph: where the run's loop and its nodes run, the run id, the clock
+ * and random source of a run, where it saves checkpoints and what can drain it. The Java form of the runtime's `RunOptions`; immutable, built with [builder].
  *
  * ```java
  * RunSettings settings = RunSettings.builder().executor(myPool).runId("order-42").build();
@@ -27,6 +29,10 @@ public class RunSettings private constructor(
     public val random: Random?,
     /** How many executions a `RunResult` keeps (the most recent). */
     public val executionHistoryLimit: Int,
+    /** Where and how often runs save checkpoints, or null (the default) for none. Needed to resume and fork. */
+    public val checkpointing: Checkpointing?,
+    /** A control to drain runs gracefully, or null (the default) for none. */
+    public val control: RunControl?,
 ) {
     internal val options: RunOptions = RunOptions(
         runId = runId,
@@ -34,13 +40,16 @@ public class RunSettings private constructor(
         clock = clock,
         random = random?.asKotlinRandom() ?: kotlin.random.Random.Default,
         executionHistoryLimit = executionHistoryLimit,
+        checkpointing = checkpointing,
+        control = control,
     )
 
     /** A builder holding these settings. */
     public fun newBuilder(): Builder = Builder(this)
 
     override fun toString(): String =
-        "RunSettings(runId=$runId, executor=$executor, clock=$clock, executionHistoryLimit=$executionHistoryLimit)"
+        "RunSettings(runId=$runId, executor=$executor, clock=$clock, executionHistoryLimit=$executionHistoryLimit, " +
+            "checkpointing=${checkpointing?.store}, control=$control)"
 
     /** Builds [RunSettings]; every setting is optional. */
     public class Builder internal constructor(from: RunSettings?) {
@@ -49,6 +58,8 @@ public class RunSettings private constructor(
         private var clock: Clock = from?.clock ?: Clock.systemUTC()
         private var random: Random? = from?.random
         private var executionHistoryLimit: Int = from?.executionHistoryLimit ?: RunOptions.DEFAULT.executionHistoryLimit
+        private var checkpointing: Checkpointing? = from?.checkpointing
+        private var control: RunControl? = from?.control
 
         /** Sets the run id of every run; null for a fresh random id per run. */
         public fun runId(runId: String?): Builder = apply { this.runId = runId }
@@ -69,11 +80,20 @@ public class RunSettings private constructor(
         public fun executionHistoryLimit(limit: Int): Builder = apply { this.executionHistoryLimit = limit }
 
         /**
+         * Saves checkpoints as [checkpointing] says, e.g. `new Checkpointing(new SqliteCheckpointStore(path))`;
+         * null (the default) for none. The runner's resume, fork, history and snapshot calls read its store.
+         */
+        public fun checkpointing(checkpointing: Checkpointing?): Builder = apply { this.checkpointing = checkpointing }
+
+        /** Lets [control] drain the runs (`control.drain()`): they stop gracefully, checkpoint and end INTERRUPTED. */
+        public fun control(control: RunControl?): Builder = apply { this.control = control }
+
+        /**
          * Returns the settings.
          *
          * @throws IllegalArgumentException for a blank run id or a negative history limit.
          */
-        public fun build(): RunSettings = RunSettings(runId, executor, clock, random, executionHistoryLimit)
+        public fun build(): RunSettings = RunSettings(runId, executor, clock, random, executionHistoryLimit, checkpointing, control)
     }
 
     /** Defaults and the builder. */

@@ -2,12 +2,21 @@ package dev.trellis.javaapi
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.runtime.CheckpointInfo
+import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.GraphRunException
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunResult
+import dev.trellis.runtime.RunSnapshot
+import dev.trellis.runtime.checkpoints
+import dev.trellis.runtime.fork
 import dev.trellis.runtime.invoke
+import dev.trellis.runtime.loadSnapshot
+import dev.trellis.runtime.resume
 import dev.trellis.runtime.run
 import dev.trellis.runtime.start
+import dev.trellis.runtime.stateAt
+import dev.trellis.runtime.takeSnapshot
 import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
@@ -23,6 +32,7 @@ import java.util.concurrent.Flow
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException
 import java.util.function.Consumer
+import java.util.function.UnaryOperator
 
 /**
  * Runs one graph for Java callers: as a [CompletableFuture], blocking, as a JDK [Flow.Publisher] or a
@@ -41,6 +51,10 @@ import java.util.function.Consumer
  * Cancellation: cancelling the future, the subscription or the [TrellisRun] cancels every running node;
  * blocking nodes of a [JavaGraph] are interrupted. Failures: a failed run fails with [GraphRunException],
  * whose cause is the node's own exception and whose `result` holds everything the run did.
+ *
+ * Persistence: with [RunSettings.Builder.checkpointing], runs save checkpoints, and [resumeAsync],
+ * [forkAsync], [checkpointsAsync], [stateAtAsync] and [takeSnapshotAsync] read them from its store; they
+ * follow the same cancellation and failure rules as [invokeAsync]. See `docs/java.md`.
  */
 public class TrellisRunner internal constructor(
     /** The graph this runner runs. */
@@ -129,6 +143,108 @@ public class TrellisRunner internal constructor(
 
     /** As [start], with input values by key name. */
     public fun start(input: Map<String, Any?>, onEvent: Consumer<RunEvent>): TrellisRun = start(stateOf(input), onEvent)
+
+    /**
+     * Continues run [runId] from its latest checkpoint in the settings' checkpoint store: completed nodes do
+     * not run again; nodes that were running when it stopped (crash, drain, interrupt) run again. Same
+     * cancellation and failure rules as [invokeAsync]; a run that already ended fails the future with
+     * `IllegalStateException` (fork it instead).
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun resumeAsync(runId: String): CompletableFuture<RunResult> = resumeAsync(runId, emptyMap())
+
+    /**
+     * As [resumeAsync], answering the run's single pending interrupt with [answer]: the interrupted node runs
+     * again and its `ctx.interrupt(...)` returns [answer]. The future fails with `IllegalArgumentException`
+     * when the run has no pending interrupt or more than one (answer those by node id).
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun resumeAsync(runId: String, answer: String): CompletableFuture<RunResult> {
+        requireStore("resumeAsync")
+        return scope.future { graph.resume(runId, options, answer) }
+    }
+
+    /**
+     * As [resumeAsync], answering pending interrupts by node id. The future fails with
+     * `IllegalArgumentException` when an answer names a node without a pending interrupt.
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun resumeAsync(runId: String, answers: Map<String, String>): CompletableFuture<RunResult> {
+        requireStore("resumeAsync")
+        val copy = answers.toMap()
+        return scope.future { graph.resume(runId, options, copy) }
+    }
+
+    /**
+     * Starts a new run (id from the settings, or a fresh one) from checkpoint [sequence] of run [runId], with
+     * the state changed by [edit] (time travel). The original run is not touched. Same cancellation and
+     * failure rules as [invokeAsync].
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun forkAsync(runId: String, sequence: Long, edit: UnaryOperator<State>): CompletableFuture<RunResult> {
+        requireStore("forkAsync")
+        return scope.future { graph.fork(runId, sequence, options) { edit.apply(it) } }
+    }
+
+    /** As [forkAsync], with the state as it was. @throws IllegalStateException when the settings have no checkpointing. */
+    public fun forkAsync(runId: String, sequence: Long): CompletableFuture<RunResult> =
+        forkAsync(runId, sequence, UnaryOperator.identity())
+
+    /**
+     * The checkpoints of run [runId] in the settings' checkpoint store, oldest first (empty for an unknown run).
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun checkpointsAsync(runId: String): CompletableFuture<List<CheckpointInfo>> {
+        val store = requireStore("checkpointsAsync").store
+        return scope.future { graph.checkpoints(store, runId) }
+    }
+
+    /**
+     * The state at checkpoint [sequence] of run [runId] (a `sequence` of [CheckpointInfo]).
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun stateAtAsync(runId: String, sequence: Long): CompletableFuture<State> {
+        val checkpointing = requireStore("stateAtAsync")
+        return scope.future { graph.stateAt(checkpointing.store, runId, sequence, checkpointing.migrations) }
+    }
+
+    /**
+     * A resumable snapshot of the latest checkpoint of run [runId]; store its `toJson()` anywhere and read it
+     * back with [loadSnapshot].
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun takeSnapshotAsync(runId: String): CompletableFuture<RunSnapshot> {
+        val checkpointing = requireStore("takeSnapshotAsync")
+        return scope.future { graph.takeSnapshot(checkpointing.store, runId, migrations = checkpointing.migrations) }
+    }
+
+    /**
+     * Reads a snapshot of this runner's graph from its JSON text, validating it.
+     *
+     * @throws dev.trellis.runtime.CheckpointFormatException naming what is wrong.
+     */
+    public fun loadSnapshot(json: String): RunSnapshot =
+        graph.loadSnapshot(json, settings.checkpointing?.migrations ?: emptyList())
+
+    /**
+     * Runs the graph on from [snapshot] as a new run (id from the settings, or a fresh one): a resumable
+     * snapshot continues where its run was. Needs no checkpoint store. Same cancellation and failure rules as
+     * [invokeAsync].
+     */
+    public fun resumeAsync(snapshot: RunSnapshot): CompletableFuture<RunResult> =
+        scope.future { graph.resume(snapshot, options) }
+
+    private fun requireStore(what: String): Checkpointing = settings.checkpointing ?: throw IllegalStateException(
+        "$what needs a checkpoint store, but the runner's settings have none: " +
+            "set RunSettings.builder().checkpointing(new Checkpointing(store)).",
+    )
 
     private fun stateOf(input: Map<String, Any?>): State = graph.schema.stateOf(input)
 

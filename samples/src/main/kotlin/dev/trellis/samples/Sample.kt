@@ -64,6 +64,7 @@ internal object Samples {
         FanoutSample,
         CancellationSample,
         AgentsSample,
+        JavaSample,
     )
 
     const val DEFAULT: String = "research"

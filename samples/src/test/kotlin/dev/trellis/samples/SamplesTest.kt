@@ -117,7 +117,7 @@ class SamplesTest {
 
     @Test
     fun `every sample is listed by name`() {
-        Samples.all.map { it.name } shouldContainExactly listOf("research", "basics", "routing", "fanout", "cancellation", "agents")
+        Samples.all.map { it.name } shouldContainExactly listOf("research", "basics", "routing", "fanout", "cancellation", "agents", "java")
         Samples.named(Samples.DEFAULT) shouldBe ResearchSample
     }
 }
