@@ -24,4 +24,13 @@ public class BaselineBench {
     public int emptyRunBlocking() {
         return TrellisWorkloads.emptyRunBlocking();
     }
+
+    /**
+     * The floor of any coroutine fan-out of the fan-out workload's width: {@code runBlocking} launching 64 empty
+     * coroutines on {@code Dispatchers.Default} and waiting for them (no graph, no state).
+     */
+    @Benchmark
+    public int launch64Empty() {
+        return TrellisWorkloads.launchEmpty(TrellisWorkloads.FAN_OUT);
+    }
 }

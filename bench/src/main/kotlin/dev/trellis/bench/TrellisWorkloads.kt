@@ -12,6 +12,9 @@ import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.run
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 
 /** The state of every benchmark graph: a counter and an appended log. */
@@ -137,6 +140,13 @@ public object TrellisWorkloads {
     /** An empty `runBlocking`, the fixed cost included in every other Trellis figure. */
     @JvmStatic
     public fun emptyRunBlocking(): Int = runBlocking { 1 }
+
+    /** `runBlocking` launching [width] empty coroutines on `Dispatchers.Default` and joining them. */
+    @JvmStatic
+    public fun launchEmpty(width: Int): Int = runBlocking {
+        coroutineScope { repeat(width) { launch(Dispatchers.Default) { } } }
+        width
+    }
 
     /** The counter of a result. */
     @JvmStatic

@@ -130,6 +130,30 @@ class FailureTest {
     }
 
     @Test
+    fun `failFast cancels siblings that were queued but not started yet, and their bodies never run`() = runTest {
+        val ran = ArrayList<String>()
+        val g = graph("queued", S) {
+            val s = node("s") { }
+            // Fails at once, without suspending: b and c are still queued behind it for a worker.
+            val a = node("a") { ran += "a"; boom("a") }
+            val b = node("b") { ran += "b"; set(S.log, listOf("b")) }
+            val c = node("c") { ran += "c"; set(S.log, listOf("c")) }
+            start(s)
+            s then a
+            s then b
+            s then c
+            config { failFast = true }
+        }
+        val run = g.record(options = virtualTime())
+        run.result.status shouldBe Status.FAILED
+        ran shouldBe listOf("a")
+        run.result.statuses() shouldContainExactly
+            mapOf("s" to Status.COMPLETED, "a" to Status.FAILED, "b" to Status.CANCELLED, "c" to Status.CANCELLED)
+        run.all<RunEvent.NodeCancelled>().map { it.nodeId } shouldBe listOf("b", "c")
+        run.result.state[S.log] shouldBe emptyList()
+    }
+
+    @Test
     fun `every failure is kept in order, the first is the run's error`() = runTest {
         val g = graph("two-failures", S) {
             val s = node("s") { }

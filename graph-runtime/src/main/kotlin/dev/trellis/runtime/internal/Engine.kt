@@ -26,14 +26,15 @@ import dev.trellis.runtime.Status
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
-import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.channels.ClosedSendChannelException
 import kotlinx.coroutines.channels.SendChannel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
+import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
@@ -43,12 +44,16 @@ import kotlin.time.TimeSource
 import kotlin.time.toJavaDuration
 
 /**
- * The scheduler of one run. A single coroutine (the loop) owns all scheduler state; nodes run as child
- * coroutines and hand their finished [Execution] back through [completions]. When exactly one node is
- * ready and nothing else runs, the loop runs it inline, without a dispatch.
+ * The scheduler of one run. Its state is single-writer: only the holder of the drive right ([Handoff]) touches
+ * it — the run's loop at first, then whichever node coroutine finishes while nobody drives, so a completion is
+ * processed on the thread that produced it instead of waking the loop. When exactly one node is ready and
+ * nothing else runs, the driver runs it inline, without a dispatch.
  *
  * Rules: `docs/semantics.md`.
  */
+/** A node whose start kept its worker busy for less than this (ns) is started by the worker that polls it. */
+private const val QUICK_START_NANOS = 10_000L
+
 internal class Engine(
     val graph: Graph,
     input: State,
@@ -222,8 +227,8 @@ internal class Engine(
     private suspend fun drainCancelled() {
         position.failed = true
         position.halted = true
-        val channel = completionChannel
-        if (channel != null) while (true) complete(channel.tryReceive().getOrNull() ?: break)
+        val inbox = handoff?.inbox
+        if (inbox != null) while (true) complete(inbox.poll() ?: break)
         for (execution in position.running) {
             if (execution == null) continue
             if (execution.status == Status.EXECUTING) execution.status = Status.CANCELLED
@@ -247,29 +252,138 @@ internal class Engine(
             steps(this)
         } finally {
             keepAlive?.cancel()
+            handoff?.closed = true
         }
     }
 
     private suspend fun steps(scope: CoroutineScope) {
-        while (true) {
-            startReady(scope)
-            if (position.runningCount == 0) {
-                if (!position.halted && position.fallback()) continue
-                break
-            }
-            flush()
-            completeStep(completions().receive())
+        while (!drive(scope)) {
+            val handoff = handoff!!
+            work(scope, handoff)
+            handoff.wake.receive()
+            handoff.join()
         }
         flush()
     }
 
-    private var completionChannel: Channel<Execution>? = null
+    /**
+     * Runs the scheduler while the caller holds the drive right (see [Handoff]): completes finished executions,
+     * starts ready nodes. Returns true when nothing runs and nothing can start (the caller keeps the right), false
+     * when it let the right go because it had nothing to do until a running node finishes.
+     */
+    private suspend fun drive(scope: CoroutineScope): Boolean {
+        var missed = 1
+        while (true) {
+            startReady(scope)
+            // One completion at a time, each followed by starting what it made ready: a successor never waits for the
+            // checkpoints of other nodes' completions.
+            val finished = handoff?.inbox?.poll()
+            if (finished != null) {
+                completeStep(finished)
+                continue
+            }
+            if (position.runningCount == 0) {
+                if (!position.halted && position.fallback()) continue
+                return true
+            }
+            flush()
+            missed = handoff!!.release(missed)
+            if (missed == 0) return false
+        }
+    }
 
-    /** The hand-over of launched executions to the loop, created on the first launch. */
-    private fun completions(): Channel<Execution> =
-        completionChannel ?: Channel<Execution>(Channel.UNLIMITED).also { completionChannel = it }
+    /** Made by the loop when it queues the first execution; until then only the loop drives the scheduler. */
+    private var handoff: Handoff? = null
+
+    /** Node coroutines are children of the loop's scope on [childContext], combined once per run. */
+    private var childScope: CoroutineScope? = null
+
+    /** Queues a begun execution for a worker; see [Handoff]. */
+    private fun enqueue(scope: CoroutineScope, execution: Execution) {
+        val handoff = handoff ?: Handoff().also {
+            handoff = it
+            it.stalled = {
+                it.join()
+                launchRunner(scope, it)
+            }
+        }
+        if (childScope == null) childScope = CoroutineScope(scope.coroutineContext + childContext)
+        handoff.queue.offer(execution)
+    }
+
+    private fun launchRunner(scope: CoroutineScope, handoff: Handoff) {
+        childScope!!.launch {
+            work(scope, handoff)
+        }
+    }
+
+    /**
+     * Starts queued executions in the calling coroutine's thread until the queue is empty, counted as a worker
+     * (the caller counted itself already).
+     */
+    private suspend fun work(scope: CoroutineScope, handoff: Handoff) {
+        val costs = topology.startCosts
+        while (true) {
+            val execution = if (currentCoroutineContext().isActive) handoff.queue.poll() else null
+            if (execution == null) {
+                if (handoff.leave()) launchRunner(scope, handoff)
+                return
+            }
+            handoff.polls++
+            val index = execution.index
+            val long = costs.get(index) > QUICK_START_NANOS
+            if (long) {
+                if (handoff.leave()) launchRunner(scope, handoff)
+            } else if (!handoff.queue.isEmpty() && handoff.watching.compareAndSet(false, true)) {
+                StallMonitor.watch(handoff)
+            }
+            val started = System.nanoTime()
+            start(scope, handoff, execution)
+            val cost = System.nanoTime() - started
+            val previous = costs.get(index)
+            costs.lazySet(index, if (previous == Long.MAX_VALUE) cost else (previous * 3 + cost) / 4)
+            if (long) handoff.join()
+        }
+    }
+
+    /**
+     * Starts [execution] in a coroutine of its own, undispatched: it runs in this thread until it finishes or first
+     * suspends, then resumes on [childContext]. When it finishes it hands itself over, and drives the scheduler
+     * if nobody else does.
+     */
+    private fun start(scope: CoroutineScope, handoff: Handoff, execution: Execution) {
+        childScope!!.launch(start = CoroutineStart.UNDISPATCHED) {
+            try {
+                // Not started when a fail-fast cancellation came first, or when the run was cancelled meanwhile.
+                if (isActive && execution.claim(coroutineContext[Job]!!)) execution.run() else execution.status = Status.CANCELLED
+            } finally {
+                if (handoff.offer(execution)) driveFromNode(scope, handoff)
+            }
+        }
+    }
+
+    /**
+     * A node's coroutine took the drive right: it runs the scheduler itself (no wake-up of the loop), and passes
+     * the right to the loop when the run has nothing left to do or when it was cancelled itself (a fail-fast
+     * cancellation: it must not suspend any more).
+     */
+    private suspend fun driveFromNode(scope: CoroutineScope, handoff: Handoff) {
+        if (!currentCoroutineContext().isActive || drive(scope)) handoff.passToLoop()
+    }
 
     private suspend fun startReady(scope: CoroutineScope) {
+        var queued = 0
+        try {
+            startEach(scope) { queued++ }
+        } finally {
+            if (queued > 0) {
+                val handoff = handoff!!
+                if (handoff.needsRunner()) launchRunner(scope, handoff)
+            }
+        }
+    }
+
+    private suspend inline fun startEach(scope: CoroutineScope, onQueued: () -> Unit) {
         while (!position.halted && position.readyCount > 0 && position.runningCount < config.maxConcurrency) {
             if (drainRequested) {
                 drained = true
@@ -296,14 +410,8 @@ internal class Engine(
                 execution.run()
                 if (checkpointer == null) complete(execution) else completeStep(execution)
             } else {
-                val channel = completions()
-                execution.job = scope.launch(childContext, CoroutineStart.ATOMIC) {
-                    try {
-                        execution.run()
-                    } finally {
-                        channel.trySend(execution)
-                    }
-                }
+                enqueue(scope, execution)
+                onQueued()
             }
         }
     }
@@ -417,7 +525,7 @@ internal class Engine(
     }
 
     private fun cancelRunning() {
-        for (execution in position.running) execution?.job?.cancel()
+        for (execution in position.running) execution?.cancel()
     }
 
     /** Applies the execution's writes atomically; returns the conflict instead of applying anything. */

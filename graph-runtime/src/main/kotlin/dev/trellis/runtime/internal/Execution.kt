@@ -13,6 +13,7 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.withTimeoutOrNull
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
 import kotlin.time.toJavaDuration
 
 /**
@@ -36,7 +37,23 @@ internal class Execution(
     var error: Throwable? = null
     var startNanos: Long = 0
     var durationNanos: Long = 0
+
+    /**
+     * The coroutine running this execution once a worker started it, or [CANCEL_REQUESTED] when a fail-fast
+     * cancellation came first (then it never starts). Set once, by compare-and-set.
+     */
+    @Volatile
+    @JvmField
     var job: Job? = null
+
+    /** Called by the worker starting this execution in [coroutine]; false when it was cancelled before. */
+    fun claim(coroutine: Job): Boolean = JOB.compareAndSet(this, null, coroutine)
+
+    /** Cancels this execution: its coroutine when it runs, or its start when it is still queued. */
+    fun cancel() {
+        if (JOB.compareAndSet(this, null, CANCEL_REQUESTED)) return
+        job?.cancel()
+    }
 
     // The first write lives in two fields; arrays only hold the second and later ones.
     private var firstKey: Int = -1
@@ -214,6 +231,11 @@ internal class Execution(
         writeCount = 0
     }
 }
+
+private val CANCEL_REQUESTED: Job = Job().apply { cancel() }
+
+private val JOB: AtomicReferenceFieldUpdater<Execution, Job> =
+    AtomicReferenceFieldUpdater.newUpdater(Execution::class.java, Job::class.java, "job")
 
 /** Thrown by [NodeScope.interrupt] to end the attempt; never seen by users unless their node catches it. */
 internal class InterruptSignal(val payload: String) : RuntimeException("The node asked for input: $payload", null, false, false)

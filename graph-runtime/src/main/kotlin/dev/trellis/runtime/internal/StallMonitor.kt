@@ -1,0 +1,66 @@
+package dev.trellis.runtime.internal
+
+import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.locks.LockSupport
+
+/**
+ * One daemon thread for the whole JVM that checks, every [STALL_CHECK], that the queues of the watched runs make
+ * progress (see [Handoff]): a run is watched while a worker starts a node believed quick with work queued behind
+ * it. When a queue made no progress for a whole check interval, the node was not quick this time, and the run
+ * gets another runner. The thread sleeps in steps of [STALL_CHECK] while something is watched and parks when
+ * nothing is, so watching a run costs no wake-up of any thread while runs keep coming.
+ */
+internal object StallMonitor {
+    private val watched = ConcurrentLinkedQueue<Handoff>()
+
+    @Volatile
+    private var parked = false
+
+    private val thread: Thread by lazy {
+        Thread(::monitor, "trellis-stall-monitor").apply {
+            isDaemon = true
+            start()
+        }
+    }
+
+    /** Watches [handoff] until its queue is empty or its run ended; the caller set `handoff.watching`. */
+    fun watch(handoff: Handoff) {
+        handoff.pollsSeen = -1
+        watched.offer(handoff)
+        val monitor = thread
+        if (parked) LockSupport.unpark(monitor)
+    }
+
+    private fun monitor() {
+        while (true) {
+            if (watched.isEmpty()) {
+                // Set before the second look, read by watch() after its offer: one of the two sees the other.
+                parked = true
+                if (watched.isEmpty()) LockSupport.park(this)
+                parked = false
+                continue
+            }
+            try {
+                Thread.sleep(STALL_CHECK.inWholeMilliseconds)
+            } catch (_: InterruptedException) {
+                // Nothing interrupts this thread on purpose; go on checking.
+            }
+            check()
+        }
+    }
+
+    private fun check() {
+        val each = watched.iterator()
+        while (each.hasNext()) {
+            val handoff = each.next()
+            if (handoff.closed || handoff.queue.isEmpty()) {
+                each.remove()
+                handoff.watching.set(false)
+                continue
+            }
+            val polls = handoff.polls
+            if (polls == handoff.pollsSeen) handoff.stalled()
+            handoff.pollsSeen = polls
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.trellis.runtime
+
+import dev.trellis.graph.Graph
+import dev.trellis.graph.InternalTrellisApi
+import dev.trellis.graph.Reducer
+import dev.trellis.graph.StateSchema
+import dev.trellis.graph.graph
+import io.kotest.matchers.shouldBe
+import kotlinx.coroutines.runBlocking
+import org.junit.jupiter.api.Test
+import java.util.concurrent.atomic.AtomicBoolean
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicReferenceArray
+
+/**
+ * Branches whose bodies never suspend (CPU work, blocking calls) still run in parallel on the default dispatcher,
+ * whatever the runtime learned about how long their nodes take to start (`Handoff`, `Topology.startCosts`).
+ * Each test proves overlap by a branch waiting, without suspending, for its sibling to start: run one after the
+ * other, the first would wait out its deadline and the test would fail (never hang).
+ */
+@OptIn(InternalTrellisApi::class)
+class ParallelStartTest {
+    object S : StateSchema("parallel-start") {
+        val log = key("log", default = emptyList<String>(), reducer = Reducer.append())
+    }
+
+    /** entry -> a, b -> join; [body] is each branch's (non-suspending) work, given its index (0 or 1). */
+    private fun diamond(body: (Int) -> String): Graph = graph("diamond", S) {
+        val entry = node("entry") { }
+        val join = node("join") { }
+        start(entry)
+        for (i in 0..1) {
+            val branch = node("b$i") { set(S.log, listOf(body(i))) }
+            entry then branch
+            branch then join
+        }
+    }
+
+    /** Spins (never suspends) until [started] counts both branches, or fails after [deadlineMillis]. */
+    private fun awaitSibling(started: AtomicInteger, deadlineMillis: Long = 20_000): String {
+        val deadline = System.nanoTime() + deadlineMillis * 1_000_000
+        while (started.get() < 2) {
+            check(System.nanoTime() < deadline) { "the sibling branch never started while this one ran" }
+            Thread.onSpinWait()
+        }
+        return "overlapped"
+    }
+
+    @Test
+    fun `non-suspending branches overlap on the default dispatcher, run after run`() = runBlocking {
+        var started = AtomicInteger()
+        val g = diamond {
+            started.incrementAndGet()
+            awaitSibling(started)
+        }
+        repeat(5) { run ->
+            started = AtomicInteger()
+            val result = g.invoke()
+            result.status shouldBe Status.COMPLETED
+            result.state[S.log] shouldBe listOf("overlapped", "overlapped")
+            result.nodes.getValue("join").executions shouldBe 1
+        }
+    }
+
+    @Test
+    fun `a node that was quick before and is long now does not hold up its queued sibling`() = runBlocking {
+        val slow = AtomicBoolean(false)
+        var started = AtomicInteger()
+        val g = diamond {
+            started.incrementAndGet()
+            if (slow.get()) awaitSibling(started) else "quick"
+        }
+        repeat(3) {
+            started = AtomicInteger()
+            g.invoke().state[S.log] shouldBe listOf("quick", "quick")
+        }
+        // As if the runtime had learned that both branches finish at once when started (it learns that from timings,
+        // which depend on the JIT): the worker that polls one of them starts it without asking for help first.
+        for (i in 0 until g.topology.size) g.topology.startCosts.set(i, 0)
+        // Now whichever branch starts first spins until the other one starts: that needs a second thread.
+        slow.set(true)
+        repeat(3) {
+            started = AtomicInteger()
+            val result = g.invoke()
+            result.status shouldBe Status.COMPLETED
+            result.state[S.log] shouldBe listOf("overlapped", "overlapped")
+        }
+    }
+
+    @Test
+    fun `a wide fan-out of quick nodes completes every branch exactly once, run after run`() = runBlocking {
+        val width = 200
+        val seen = AtomicReferenceArray<String>(width)
+        val g = graph("wide", S) {
+            val entry = node("entry") { }
+            val join = node("join") { set(S.log, listOf("join")) }
+            start(entry)
+            for (i in 0 until width) {
+                val branch = node("b$i") {
+                    check(seen.compareAndSet(i, null, Thread.currentThread().name)) { "b$i ran twice" }
+                    set(S.log, listOf("b$i"))
+                }
+                entry then branch
+                branch then join
+            }
+        }
+        repeat(50) {
+            for (i in 0 until width) seen.set(i, null)
+            val result = g.invoke()
+            result.status shouldBe Status.COMPLETED
+            result.state[S.log].size shouldBe width + 1
+            result.state[S.log].toSet().size shouldBe width + 1
+            result.state[S.log].last() shouldBe "join"
+        }
+    }
+}
