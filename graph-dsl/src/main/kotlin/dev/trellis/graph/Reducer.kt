@@ -1,8 +1,6 @@
 package dev.trellis.graph
 
-import kotlinx.collections.immutable.PersistentList
 import kotlinx.collections.immutable.PersistentMap
-import kotlinx.collections.immutable.toPersistentList
 import kotlinx.collections.immutable.toPersistentMap
 
 /**
@@ -31,7 +29,9 @@ public fun interface Reducer<T> {
         /**
          * Appends the update's elements to the current list.
          *
-         * Lists are kept as persistent lists, so an append costs O(log n) and never copies the whole list.
+         * The result is an immutable list that shares its storage with the value it was appended to: an append costs
+         * amortized O(1) in time and a few bytes beyond the new elements, never a copy of the list per step. Every value
+         * keeps its own elements, also when two branches append to the same value.
          */
         @JvmStatic
         public fun <E> append(): Reducer<List<E>> = AppendReducer.cast()
@@ -64,11 +64,7 @@ private object ReplaceReducer : Reducer<Any?> {
 }
 
 private object AppendReducer : Reducer<List<Any?>> {
-    override fun reduce(current: List<Any?>, update: List<Any?>): List<Any?> {
-        val base: PersistentList<Any?> = current as? PersistentList<Any?> ?: current.toPersistentList()
-        if (update.isEmpty()) return base
-        return if (update.size == 1) base.add(update[0]) else base.addAll(update)
-    }
+    override fun reduce(current: List<Any?>, update: List<Any?>): List<Any?> = AppendList.of(current).plus(update)
 
     override fun toString(): String = "Reducer.append()"
 

@@ -1,5 +1,6 @@
 package dev.trellis.graph
 
+import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.types.shouldBeInstanceOf
@@ -12,7 +13,6 @@ import io.kotest.property.arbitrary.long
 import io.kotest.property.arbitrary.map
 import io.kotest.property.arbitrary.string
 import io.kotest.property.checkAll
-import kotlinx.collections.immutable.PersistentList
 import kotlinx.collections.immutable.PersistentMap
 
 class ReducerTest : FunSpec({
@@ -37,25 +37,75 @@ class ReducerTest : FunSpec({
         }
     }
 
-    test("append returns a persistent list and leaves its inputs alone") {
+    test("append leaves its inputs alone and is not changed by them later") {
         val current = arrayListOf("a", "b")
         val update = arrayListOf("c")
         val result = Reducer.append<String>().reduce(current, update)
-        result.shouldBeInstanceOf<PersistentList<String>>()
         result shouldBe listOf("a", "b", "c")
-        current shouldBe listOf("a", "b")
-        update shouldBe listOf("c")
+        current += "mutated later"
+        update += "mutated later"
+        result shouldBe listOf("a", "b", "c")
+        current shouldBe listOf("a", "b", "mutated later")
     }
 
-    test("append returns a persistent list even for an empty update") {
+    test("append copies a caller's list even for an empty update") {
         val current = arrayListOf("a")
         val result = Reducer.append<String>().reduce(current, emptyList())
-        result.shouldBeInstanceOf<PersistentList<String>>()
         current += "mutated later"
         result shouldBe listOf("a")
     }
 
-    test("appending twice to one persistent value gives two independent results") {
+    test("append results are read-only lists") {
+        val result = Reducer.append<String>().reduce(emptyList(), listOf("a"))
+        shouldThrow<UnsupportedOperationException> { (result as java.util.List<String>).add("b") }
+        shouldThrow<IndexOutOfBoundsException> { result[1] }
+        result.hashCode() shouldBe listOf("a").hashCode()
+        result.toString() shouldBe "[a]"
+    }
+
+    test("every value keeps its elements whatever is appended to it or to older values later") {
+        // A model of branches: each step appends to a random earlier value; all values must stay as built.
+        checkAll(Arb.list(Arb.int(0..1_000), 1..200), Arb.list(Arb.int(0..3), 1..200)) { picks, sizes ->
+            val append = Reducer.append<Int>()
+            val values = arrayListOf<List<Int>>(emptyList())
+            val expected = arrayListOf<List<Int>>(emptyList())
+            for ((step, pick) in picks.withIndex()) {
+                val from = pick % values.size
+                val update = List(sizes[step % sizes.size]) { step * 10 + it }
+                values += append.reduce(values[from], update)
+                expected += expected[from] + update
+            }
+            values shouldBe expected
+        }
+    }
+
+    test("appends from many threads to one value never disturb each other") {
+        val append = Reducer.append<Int>()
+        val base = (0 until 10).fold(emptyList<Int>()) { acc, i -> append.reduce(acc, listOf(i)) }
+        val threads = 8
+        val results = arrayOfNulls<List<List<Int>>>(threads)
+        val workers = (0 until threads).map { t ->
+            Thread {
+                var value = base
+                val seen = ArrayList<List<Int>>()
+                repeat(2_000) { i ->
+                    value = append.reduce(value, listOf(t * 100_000 + i))
+                    if (i % 100 == 0) seen += value
+                }
+                results[t] = seen + listOf(value)
+            }
+        }
+        workers.forEach { it.start() }
+        workers.forEach { it.join() }
+        for (t in 0 until threads) {
+            val last = results[t]!!.last()
+            last shouldBe (0 until 10).toList() + (0 until 2_000).map { t * 100_000 + it }
+            for (snapshot in results[t]!!) snapshot shouldBe last.take(snapshot.size)
+        }
+        base shouldBe (0 until 10).toList()
+    }
+
+    test("appending twice to one value gives two independent results") {
         val append = Reducer.append<String>()
         val base = append.reduce(emptyList(), listOf("x"))
         val left = append.reduce(base, listOf("l1", "l2"))
