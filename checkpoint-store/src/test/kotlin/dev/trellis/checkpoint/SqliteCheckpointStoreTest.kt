@@ -1,6 +1,7 @@
 package dev.trellis.checkpoint
 
 import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.assertions.withClue
 import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
@@ -39,14 +40,35 @@ class SqliteCheckpointStoreTest : CheckpointStoreContract() {
                 val outcomes = listOf(racer to "worker-a", other to "worker-b").map { (store, owner) ->
                     async(Dispatchers.IO) { runCatching { store.claim("run-$i", owner) } }
                 }.awaitAll()
-                outcomes.count { it.isSuccess } shouldBe 1
-                (outcomes.single { it.isFailure }.exceptionOrNull() is RunOwnedException) shouldBe true
+                withClue("outcomes of round $i: $outcomes") {
+                    outcomes.count { it.isSuccess } shouldBe 1
+                    (outcomes.single { it.isFailure }.exceptionOrNull() is RunOwnedException) shouldBe true
+                }
             }
             racer.runs().size shouldBe 20
             other.runs().map { it.epoch }.distinct() shouldContainExactly listOf(1L)
         } finally {
             racer.close()
             other.close()
+        }
+    }
+
+    @Test
+    fun `two stores opening one new file at the same moment both work, one wins the claim`() = runTest {
+        // Both switch the new file to WAL and create the schema at once; SQLite refuses the loser's switch at once
+        // (without its busy timeout) unless the store retries it.
+        repeat(200) { i ->
+            val file = dir.resolve("fresh-$i.db")
+            val stores = listOf(SqliteCheckpointStore(file, clock), SqliteCheckpointStore(file, clock))
+            try {
+                val outcomes = stores.mapIndexed { n, store -> async(Dispatchers.IO) { runCatching { store.claim("run", "owner-$n") } } }.awaitAll()
+                withClue("file $i: $outcomes") {
+                    outcomes.count { it.isSuccess } shouldBe 1
+                    (outcomes.single { it.isFailure }.exceptionOrNull() is RunOwnedException) shouldBe true
+                }
+            } finally {
+                stores.forEach { it.close() }
+            }
         }
     }
 

@@ -5,6 +5,7 @@ import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
 import org.sqlite.SQLiteConfig
+import org.sqlite.SQLiteException
 import java.nio.file.Files
 import java.nio.file.Path
 import java.sql.Connection
@@ -16,6 +17,9 @@ import java.time.Duration
  * `BEGIN IMMEDIATE`, which takes the file's write lock at once, so other processes on the same file wait (up to
  * the busy timeout) instead of failing halfway; WAL mode lets readers in other processes go on meanwhile.
  */
+/** SQLite's primary result code for a locked database file. */
+private const val SQLITE_BUSY = 5
+
 internal class SqliteEngine(
     private val path: Path,
     private val dispatcher: CoroutineDispatcher,
@@ -63,12 +67,12 @@ internal class SqliteEngine(
         val busyMillis = busyTimeout.toMillis().coerceIn(1, Int.MAX_VALUE.toLong()).toInt()
         val config = SQLiteConfig().apply {
             setBusyTimeout(busyMillis)
-            setJournalMode(SQLiteConfig.JournalMode.WAL)
             setSynchronous(if (syncEveryCommit) SQLiteConfig.SynchronousMode.FULL else SQLiteConfig.SynchronousMode.NORMAL)
             enforceForeignKeys(true)
         }
         val opened = DriverManager.getConnection("jdbc:sqlite:${path.toAbsolutePath()}", config.toProperties())
         try {
+            enableWal(opened, busyMillis)
             opened.immediateTransaction { Migrations.migrate(it, "trellis_schema_version", runsTable, checkpointsTable, description) }
         } catch (e: Throwable) {
             opened.close()
@@ -76,6 +80,24 @@ internal class SqliteEngine(
         }
         connection = opened
         return opened
+    }
+
+    /**
+     * Switches the file to WAL mode (it stays so). Done here rather than by the driver while connecting: on a new
+     * file, another connection doing the same at the same moment makes the switch fail with SQLITE_BUSY at once,
+     * without waiting for the busy timeout, so it is retried until that timeout.
+     */
+    private fun enableWal(connection: Connection, busyMillis: Int) {
+        val deadline = System.nanoTime() + busyMillis * 1_000_000L
+        while (true) {
+            try {
+                connection.createStatement().use { statement -> statement.execute("PRAGMA journal_mode=WAL") }
+                return
+            } catch (e: SQLiteException) {
+                if (e.resultCode.code and 0xff != SQLITE_BUSY || System.nanoTime() > deadline) throw e
+                Thread.sleep(2)
+            }
+        }
     }
 
     override fun close() {

@@ -6,8 +6,6 @@ import dev.trellis.checkpoint.FencedOutException
 import dev.trellis.checkpoint.Lease
 import dev.trellis.graph.Graph
 import dev.trellis.runtime.Checkpointing
-import dev.trellis.runtime.persistence.PositionCodec
-import dev.trellis.runtime.persistence.PositionData
 import kotlinx.coroutines.delay
 import java.time.Clock
 import java.time.Duration
@@ -32,7 +30,21 @@ internal class Checkpointer(
     private val writeKeys = ArrayList<Int>()
     private val writeValues = ArrayList<Any?>()
     private val changedKeys = BooleanArray(graph.topology.keys.size)
+    private val changedKeyList = IntArray(graph.topology.keys.size)
     private val changedNodes = BooleanArray(graph.topology.size)
+    private val changedNodeList = IntArray(graph.topology.size)
+
+    /** The number of keys written since the last checkpoint; they are [changedKeyAt] 0 until this. */
+    var changedKeyCount: Int = 0
+        private set
+
+    /** The number of nodes whose executions completed since the last checkpoint; see [changedNodeAt]. */
+    var changedNodeCount: Int = 0
+        private set
+
+    /** Whether the last checkpoint saved was a full one. */
+    var lastWasFull: Boolean = false
+        private set
 
     /**
      * Whether the next checkpoint must be full: the first one written by each process, so that a delta chain
@@ -86,24 +98,39 @@ internal class Checkpointer(
     fun recordWrite(key: Int, value: Any?) {
         writeKeys += key
         writeValues += value
-        changedKeys[key] = true
+        if (!changedKeys[key]) {
+            changedKeys[key] = true
+            changedKeyList[changedKeyCount++] = key
+        }
     }
 
     fun recordNode(node: Int) {
-        changedNodes[node] = true
+        if (!changedNodes[node]) {
+            changedNodes[node] = true
+            changedNodeList[changedNodeCount++] = node
+        }
     }
 
-    fun changedKey(key: Int): Boolean = changedKeys[key]
+    fun changedKeyAt(i: Int): Int = changedKeyList[i]
 
-    fun changedNode(node: Int): Boolean = changedNodes[node]
+    fun changedNodeAt(i: Int): Int = changedNodeList[i]
+
+    /** The writes since the last checkpoint, in the order they were merged. */
+    val writeCount: Int get() = writeKeys.size
+
+    fun writeKeyAt(i: Int): Int = writeKeys[i]
+
+    fun writeValueAt(i: Int): Any? = writeValues[i]
 
     /**
-     * Saves a checkpoint built by [build] (given whether it is full) and returns its sequence and kind.
+     * Saves a checkpoint whose payload [build] writes (given whether it is full and its creation time) and returns
+     * its sequence; [lastWasFull] tells its kind.
      * @throws FencedOutException when another process took the run over.
      */
-    suspend fun save(status: String, forceFull: Boolean, build: (full: Boolean) -> PositionData): Pair<Long, Boolean> {
+    suspend fun save(status: String, forceFull: Boolean, build: (full: Boolean, createdAt: Instant) -> String): Long {
         val full = forceFull || nextFull || sinceFull + 1 >= config.fullSnapshotEvery
-        val data = build(full)
+        val createdAt = Instant.now(clock)
+        val payload = build(full, createdAt)
         val next = sequence + 1
         val record = CheckpointRecord(
             runId = runId,
@@ -111,10 +138,10 @@ internal class Checkpointer(
             parentSequence = if (sequence == 0L) null else sequence,
             graphId = graph.id,
             schemaVersion = graph.schema.version,
-            createdAt = Instant.now(clock),
+            createdAt = createdAt,
             status = status,
             kind = if (full) CheckpointRecord.Kind.FULL else CheckpointRecord.Kind.DELTA,
-            payload = PositionCodec.wrap(data, Instant.now(clock)),
+            payload = payload,
             forkedFrom = if (sequence == 0L) forkedFrom else null,
         )
         val held = lease ?: throw IllegalStateException("Run '$runId' has no lease; it cannot save checkpoints.")
@@ -122,12 +149,13 @@ internal class Checkpointer(
         sequence = next
         sinceFull = if (full) 0 else sinceFull + 1
         nextFull = false
+        lastWasFull = full
         writeKeys.clear()
         writeValues.clear()
-        changedKeys.fill(false)
-        changedNodes.fill(false)
-        return next to full
+        for (i in 0 until changedKeyCount) changedKeys[changedKeyList[i]] = false
+        for (i in 0 until changedNodeCount) changedNodes[changedNodeList[i]] = false
+        changedKeyCount = 0
+        changedNodeCount = 0
+        return next
     }
-
-    fun writesSinceLast(): List<Pair<Int, Any?>> = writeKeys.indices.map { writeKeys[it] to writeValues[it] }
 }

@@ -197,15 +197,19 @@ internal class Engine(
     /** Saves a checkpoint of the current position; a failure to save fails the run. */
     private suspend fun checkpoint(status: String, full: Boolean = false) {
         val writer = checkpointer ?: return
-        val (sequence, wasFull) = try {
-            writer.save(status, full) { isFull ->
-                PositionEncoder.encode(graph, runId, status, isFull, writer, currentState, position, nodeStatus, interrupts, errors)
+        val sequence = try {
+            writer.save(status, full) { isFull, createdAt ->
+                if (isFull) {
+                    PositionCodec.wrap(PositionEncoder.full(graph, runId, status, currentState, position, nodeStatus, interrupts, errors), createdAt)
+                } else {
+                    PositionEncoder.delta(graph, runId, status, writer, currentState, position, nodeStatus, interrupts, errors, createdAt)
+                }
             }
         } catch (e: FencedOutException) {
             fencedOut = true
             throw e
         }
-        post { RunEvent.CheckpointSaved(runId, now(), sequence, wasFull) }
+        post { RunEvent.CheckpointSaved(runId, now(), sequence, writer.lastWasFull) }
     }
 
     private suspend fun checkpointStep() {

@@ -3,26 +3,27 @@ package dev.trellis.runtime.internal
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.Status
+import dev.trellis.runtime.persistence.FORMAT_VERSION
 import dev.trellis.runtime.persistence.InterruptData
 import dev.trellis.runtime.persistence.NodeData
 import dev.trellis.runtime.persistence.PositionCodec
 import dev.trellis.runtime.persistence.PositionData
+import dev.trellis.runtime.persistence.RUN_SCOPE
 import dev.trellis.runtime.persistence.TriggerData
-import dev.trellis.runtime.persistence.WriteData
+import java.time.Instant
 
 /**
- * Turns the loop's position into the [PositionData] of a checkpoint: everything when [full], otherwise only
- * what changed since the writer's last checkpoint (plus the small frontier: triggers, ready nodes, interrupts).
- * Nodes running or interrupted at this point are recorded as ready, with their execution not counted: they
- * run again on resume.
+ * Turns the loop's position into checkpoint payloads: [full] builds the whole [PositionData]; [delta] writes only
+ * what changed since the writer's last checkpoint (plus the small frontier: triggers, ready nodes, interrupts)
+ * straight to the envelope's JSON text, without intermediate objects, because it runs after every step. Both
+ * read back through the same [PositionData] decoder. Nodes running or interrupted at this point are recorded as
+ * ready, with their execution not counted: they run again on resume.
  */
 internal object PositionEncoder {
-    fun encode(
+    fun full(
         graph: Graph,
         runId: String,
         status: String,
-        full: Boolean,
-        writer: Checkpointer,
         state: State,
         position: Position,
         nodeStatus: Array<Status>,
@@ -32,40 +33,23 @@ internal object PositionEncoder {
         val topology = graph.topology
         val size = topology.size
         val keys = topology.keys
-        val stateJson = if (full) {
-            val map = LinkedHashMap<String, kotlinx.serialization.json.JsonElement>()
-            for (key in keys) {
-                val value = state.valueAt(key.index)
-                if (value !== State.Unset) map[key.name] = PositionCodec.encodeValue(key, value)
-            }
-            map
-        } else {
-            null
-        }
-        val writes = if (full) emptyList() else writer.writesSinceLast().map { (k, v) -> WriteData(keys[k].name, PositionCodec.encodeValue(keys[k], v)) }
+        val stateJson = LinkedHashMap<String, kotlinx.serialization.json.JsonElement>()
         val versions = LinkedHashMap<String, Long>()
         val writers = LinkedHashMap<String, String>()
         for (key in keys) {
-            if (!full && !writer.changedKey(key.index)) continue
+            val value = state.valueAt(key.index)
+            if (value !== State.Unset) stateJson[key.name] = PositionCodec.encodeValue(key, value)
             val v = state.versionAt(key.index)
             if (v != 0L) versions[key.name] = v
             position.lastWriter[key.index]?.let { writers[key.name] = it }
         }
-        val rerun = BooleanArray(size)
-        for (execution in position.running) if (execution != null) rerun[execution.index] = true
-        for (execution in interrupts) rerun[execution.index] = true
+        val rerun = rerun(position, interrupts)
         val nodes = LinkedHashMap<String, NodeData>()
-        var total = 0
         for (i in 0 until size) {
             val finished = position.counts[i] - if (rerun[i]) 1 else 0
-            total += finished
-            if (full && finished == 0 && nodeStatus[i] == Status.PENDING) continue
-            if (!full && !writer.changedNode(i)) continue
+            if (finished == 0 && nodeStatus[i] == Status.PENDING) continue
             nodes[topology.nodes[i].id] = NodeData(finished, nodeStatus[i].name)
         }
-        val ready = ArrayList<String>()
-        for (i in 0 until size) if (rerun[i]) ready += topology.nodes[i].id
-        for (i in position.readyNodes()) if (!rerun[i]) ready += topology.nodes[i].id
         return PositionData(
             graphId = graph.id,
             runId = runId,
@@ -73,16 +57,144 @@ internal object PositionEncoder {
             stateSchema = graph.schema.name,
             stateVersion = graph.schema.version,
             state = stateJson,
-            writes = writes,
             versions = versions,
             lastWriters = writers,
             version = position.version,
             nodes = nodes,
             triggers = position.triggeredNodes().map { TriggerData(topology.nodes[it].id, position.stamps[it]) },
             nextStamp = position.stampCounter,
-            ready = ready,
-            totalExecutions = total,
+            ready = readyIds(graph, position, rerun),
+            totalExecutions = finishedExecutions(position, rerun),
             interrupts = interrupts.map { InterruptData(it.node.id, it.interruptPayload ?: "") },
             errors = errors.map { it.toString() },
         )
-    }}
+    }
+
+    /** The envelope of a delta checkpoint, as JSON text; the same fields a [PositionData] of a delta has. */
+    fun delta(
+        graph: Graph,
+        runId: String,
+        status: String,
+        writer: Checkpointer,
+        state: State,
+        position: Position,
+        nodeStatus: Array<Status>,
+        interrupts: List<Execution>,
+        errors: List<Throwable>,
+        createdAt: Instant,
+    ): String {
+        val topology = graph.topology
+        val keys = topology.keys
+        val out = StringBuilder(256)
+        out.append("{\"scope\":").appendJson(RUN_SCOPE)
+            .append(",\"schemaVersion\":").append(FORMAT_VERSION)
+            .append(",\"createdAt\":\"").append(createdAt).append('"')
+            .append(",\"appData\":{},\"data\":{")
+        out.append("\"graphId\":").appendJson(graph.id)
+            .append(",\"runId\":").appendJson(runId)
+            .append(",\"status\":").appendJson(status)
+            .append(",\"stateSchema\":").appendJson(graph.schema.name)
+            .append(",\"stateVersion\":").append(graph.schema.version)
+        out.append(",\"writes\":[")
+        for (i in 0 until writer.writeCount) {
+            if (i > 0) out.append(',')
+            val key = keys[writer.writeKeyAt(i)]
+            out.append("{\"key\":").appendJson(key.name).append(",\"value\":").append(PositionCodec.encodeValueText(key, writer.writeValueAt(i))).append('}')
+        }
+        out.append("],\"versions\":{")
+        var first = true
+        for (i in 0 until writer.changedKeyCount) {
+            val k = writer.changedKeyAt(i)
+            val v = state.versionAt(k)
+            if (v == 0L) continue
+            if (!first) out.append(',')
+            first = false
+            out.appendJson(keys[k].name).append(':').append(v)
+        }
+        out.append("},\"lastWriters\":{")
+        first = true
+        for (i in 0 until writer.changedKeyCount) {
+            val k = writer.changedKeyAt(i)
+            val node = position.lastWriter[k] ?: continue
+            if (!first) out.append(',')
+            first = false
+            out.appendJson(keys[k].name).append(':').appendJson(node)
+        }
+        out.append("},\"version\":").append(position.version)
+        val rerun = rerun(position, interrupts)
+        out.append(",\"nodes\":{")
+        for (i in 0 until writer.changedNodeCount) {
+            val n = writer.changedNodeAt(i)
+            if (i > 0) out.append(',')
+            val finished = position.counts[n] - if (rerun[n]) 1 else 0
+            out.appendJson(topology.nodes[n].id).append(":{\"count\":").append(finished).append(",\"status\":").appendJson(nodeStatus[n].name).append('}')
+        }
+        out.append("},\"triggers\":[")
+        val triggered = position.triggeredNodes()
+        for (i in triggered.indices) {
+            if (i > 0) out.append(',')
+            val t = triggered[i]
+            out.append("{\"node\":").appendJson(topology.nodes[t].id).append(",\"stamp\":").append(position.stamps[t]).append('}')
+        }
+        out.append("],\"nextStamp\":").append(position.stampCounter)
+        out.append(",\"ready\":[")
+        val ready = readyIds(graph, position, rerun)
+        for (i in ready.indices) {
+            if (i > 0) out.append(',')
+            out.appendJson(ready[i])
+        }
+        out.append("],\"totalExecutions\":").append(finishedExecutions(position, rerun))
+        out.append(",\"interrupts\":[")
+        for (i in interrupts.indices) {
+            if (i > 0) out.append(',')
+            out.append("{\"node\":").appendJson(interrupts[i].node.id).append(",\"payload\":").appendJson(interrupts[i].interruptPayload ?: "").append('}')
+        }
+        out.append("],\"errors\":[")
+        for (i in errors.indices) {
+            if (i > 0) out.append(',')
+            out.appendJson(errors[i].toString())
+        }
+        return out.append("]}}").toString()
+    }
+
+    /** The nodes whose execution is running or interrupted: recorded as ready, their execution not counted. */
+    private fun rerun(position: Position, interrupts: List<Execution>): BooleanArray {
+        val rerun = BooleanArray(position.counts.size)
+        for (execution in position.running) if (execution != null) rerun[execution.index] = true
+        for (execution in interrupts) rerun[execution.index] = true
+        return rerun
+    }
+
+    private fun finishedExecutions(position: Position, rerun: BooleanArray): Int {
+        var total = position.totalExecutions
+        for (r in rerun) if (r) total--
+        return total
+    }
+
+    private fun readyIds(graph: Graph, position: Position, rerun: BooleanArray): List<String> {
+        val nodes = graph.topology.nodes
+        val ready = ArrayList<String>()
+        for (i in rerun.indices) if (rerun[i]) ready += nodes[i].id
+        for (i in position.readyNodes()) if (!rerun[i]) ready += nodes[i].id
+        return ready
+    }
+}
+
+/** Appends [text] as a JSON string literal (RFC 8259 escaping). */
+internal fun StringBuilder.appendJson(text: String): StringBuilder {
+    append('"')
+    for (c in text) {
+        when {
+            c == '"' -> append("\\\"")
+            c == '\\' -> append("\\\\")
+            c == '\n' -> append("\\n")
+            c == '\r' -> append("\\r")
+            c == '\t' -> append("\\t")
+            c < ' ' -> append("\\u").append(HEX[c.code shr 12 and 15]).append(HEX[c.code shr 8 and 15]).append(HEX[c.code shr 4 and 15]).append(HEX[c.code and 15])
+            else -> append(c)
+        }
+    }
+    return append('"')
+}
+
+private const val HEX = "0123456789abcdef"

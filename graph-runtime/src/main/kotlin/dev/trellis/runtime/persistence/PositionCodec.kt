@@ -48,11 +48,20 @@ internal object PositionCodec {
             .toString()
     }
 
-    fun encodeValue(key: StateKey<*>, value: Any?): JsonElement {
+    fun encodeValue(key: StateKey<*>, value: Any?): JsonElement = encoding(key, value) { serializer ->
+        PersistenceJson.encodeToJsonElement(serializer, value)
+    }
+
+    /** [value] of [key] as JSON text, written straight to a string. */
+    fun encodeValueText(key: StateKey<*>, value: Any?): String = encoding(key, value) { serializer ->
+        PersistenceJson.encodeToString(serializer, value)
+    }
+
+    private inline fun <R> encoding(key: StateKey<*>, value: Any?, encode: (KSerializer<Any?>) -> R): R {
         @Suppress("UNCHECKED_CAST")
         val serializer = key.serializer as KSerializer<Any?>
         return try {
-            PersistenceJson.encodeToJsonElement(serializer, value)
+            encode(serializer)
         } catch (e: SerializationException) {
             throw IllegalStateException(
                 "State key '${key.name}' holds a value its serializer cannot write (${value?.javaClass?.name}): ${e.message}. " +
