@@ -5,7 +5,9 @@ import dev.trellis.graph.InternalTrellisApi
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
+import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
+import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Test
 import java.util.concurrent.atomic.AtomicBoolean
@@ -84,6 +86,38 @@ class ParallelStartTest {
             val result = g.invoke()
             result.status shouldBe Status.COMPLETED
             result.state[S.log] shouldBe listOf("overlapped", "overlapped")
+        }
+    }
+
+    @Test
+    fun `the caller's thread never runs a branch that takes long`() {
+        val caller = java.util.concurrent.Executors.newSingleThreadExecutor { Thread(it, "caller-thread") }
+        try {
+            val threads = java.util.concurrent.ConcurrentHashMap.newKeySet<String>()
+            val g = graph("busy", S) {
+                val entry = node("entry") { }
+                val join = node("join") { }
+                start(entry)
+                for (i in 0 until 3) {
+                    val branch = node("b$i") {
+                        threads += Thread.currentThread().name
+                        val until = System.nanoTime() + 20_000_000 // 20 ms of CPU, no suspension
+                        while (System.nanoTime() < until) Thread.onSpinWait()
+                        set(S.log, listOf("b$i"))
+                    }
+                    entry then branch
+                    branch then join
+                }
+            }
+            repeat(3) {
+                val result = runBlocking(caller.asCoroutineDispatcher()) { g.invoke() }
+                result.status shouldBe Status.COMPLETED
+                result.state[S.log].size shouldBe 3
+            }
+            // Thread names may carry a coroutine suffix (" @coroutine#7") in debug mode.
+            withClue("threads that ran the branches: $threads") { threads.none { it.startsWith("caller-thread") } shouldBe true }
+        } finally {
+            caller.shutdown()
         }
     }
 

@@ -263,7 +263,7 @@ internal class Engine(
     private suspend fun steps(scope: CoroutineScope) {
         while (!drive(scope)) {
             val handoff = handoff!!
-            work(scope, handoff)
+            work(scope, handoff, loop = true)
             handoff.wake.receive()
             handoff.join()
         }
@@ -317,15 +317,16 @@ internal class Engine(
 
     private fun launchRunner(scope: CoroutineScope, handoff: Handoff) {
         childScope!!.launch {
-            work(scope, handoff)
+            work(scope, handoff, loop = false)
         }
     }
 
     /**
      * Starts queued executions in the calling coroutine's thread until the queue is empty, counted as a worker
-     * (the caller counted itself already).
+     * (the caller counted itself already). The run's [loop] starts only nodes known to be quick: its thread is the
+     * caller's, which a long node must not hold (a UI thread, say); it hands the others to their own coroutine.
      */
-    private suspend fun work(scope: CoroutineScope, handoff: Handoff) {
+    private suspend fun work(scope: CoroutineScope, handoff: Handoff, loop: Boolean) {
         val costs = topology.startCosts
         while (true) {
             val execution = if (currentCoroutineContext().isActive) handoff.queue.poll() else null
@@ -334,20 +335,30 @@ internal class Engine(
                 return
             }
             handoff.polls++
-            val index = execution.index
-            val long = costs.get(index) > QUICK_START_NANOS
+            val long = costs.get(execution.index) > QUICK_START_NANOS
+            if (long && loop) {
+                childScope!!.launch { startTimed(scope, handoff, execution) }
+                continue
+            }
             if (long) {
                 if (handoff.leave()) launchRunner(scope, handoff)
             } else if (!handoff.queue.isEmpty() && handoff.watching.compareAndSet(false, true)) {
                 StallMonitor.watch(handoff)
             }
-            val started = System.nanoTime()
-            start(scope, handoff, execution)
-            val cost = System.nanoTime() - started
-            val previous = costs.get(index)
-            costs.lazySet(index, if (previous == Long.MAX_VALUE) cost else (previous * 3 + cost) / 4)
+            startTimed(scope, handoff, execution)
             if (long) handoff.join()
         }
+    }
+
+    /** [start], keeping how long it kept this thread busy in `Topology.startCosts` (a moving average). */
+    private fun startTimed(scope: CoroutineScope, handoff: Handoff, execution: Execution) {
+        val costs = topology.startCosts
+        val index = execution.index
+        val started = System.nanoTime()
+        start(scope, handoff, execution)
+        val cost = System.nanoTime() - started
+        val previous = costs.get(index)
+        costs.lazySet(index, if (previous == Long.MAX_VALUE) cost else (previous * 3 + cost) / 4)
     }
 
     /**
