@@ -307,8 +307,14 @@ internal class Engine(
         val handoff = handoff ?: Handoff().also {
             handoff = it
             it.stalled = {
-                it.join()
-                launchRunner(scope, it)
+                // One runner at a time for a stalled queue, however long the dispatcher takes to start it.
+                if (it.stallRunnerPending.compareAndSet(false, true)) {
+                    it.join()
+                    childScope!!.launch {
+                        it.stallRunnerPending.set(false)
+                        work(scope, it, loop = false)
+                    }
+                }
             }
         }
         if (childScope == null) childScope = CoroutineScope(scope.coroutineContext + childContext)
@@ -383,7 +389,14 @@ internal class Engine(
      * cancellation: it must not suspend any more).
      */
     private suspend fun driveFromNode(scope: CoroutineScope, handoff: Handoff) {
-        if (!currentCoroutineContext().isActive || drive(scope)) handoff.passToLoop()
+        val done = try {
+            !currentCoroutineContext().isActive || drive(scope)
+        } catch (e: Throwable) {
+            // Never lose the drive right: the loop takes over (or, when the run is cancelled, reports what is left).
+            handoff.passToLoop()
+            throw e
+        }
+        if (done) handoff.passToLoop()
     }
 
     private suspend fun startReady(scope: CoroutineScope) {
@@ -393,7 +406,12 @@ internal class Engine(
         } finally {
             if (queued > 0) {
                 val handoff = handoff!!
-                if (handoff.needsRunner()) launchRunner(scope, handoff)
+                if (handoff.needsRunner()) {
+                    launchRunner(scope, handoff)
+                } else if (handoff.watching.compareAndSet(false, true)) {
+                    // A counted worker may be inside a node believed quick that is not quick this time.
+                    StallMonitor.watch(handoff)
+                }
             }
         }
     }
@@ -539,8 +557,12 @@ internal class Engine(
         if (config.failFast) cancelRunning()
     }
 
+    /**
+     * Cancels the executions still running. One whose body already finished is left alone: its completion is on its
+     * way, and its coroutine may be the one driving the scheduler right now.
+     */
     private fun cancelRunning() {
-        for (execution in position.running) execution?.cancel()
+        for (execution in position.running) if (execution != null && execution.status == Status.EXECUTING) execution.cancel()
     }
 
     /** Applies the execution's writes atomically; returns the conflict instead of applying anything. */
@@ -630,17 +652,20 @@ internal class Engine(
         }
     }
 
+    /**
+     * Sends one of the run's own events. A send cancelled while suspended may or may not have delivered its event,
+     * so the run's events are sent non-cancellably: a run timeout, the run's cancellation or a fail-fast
+     * cancellation of the coroutine that drives the scheduler never loses or repeats one. They still wait for a slow
+     * reader (backpressure); a reader that stopped reading cancels the channel, which ends the wait.
+     */
     private suspend fun deliver(channel: SendChannel<RunEvent>, event: RunEvent) {
-        if (!draining) {
-            channel.send(event)
-            return
-        }
+        if (channel.trySend(event).isSuccess) return
         try {
-            channel.send(event)
-        } catch (_: ClosedSendChannelException) {
-            // The reader is gone.
-        } catch (_: CancellationException) {
-            // The reader cancelled the channel; the run's own cancellation is rethrown by execute().
+            withContext(NonCancellable) { channel.send(event) }
+        } catch (e: ClosedSendChannelException) {
+            if (!draining) throw e // The reader is gone.
+        } catch (e: CancellationException) {
+            if (!draining) throw e // The reader cancelled the channel; the run's own cancellation is rethrown by execute().
         }
     }
 

@@ -82,6 +82,9 @@ internal class Handoff {
     /** Set while the [StallMonitor] watches this run. */
     val watching = AtomicBoolean(false)
 
+    /** Set while a runner started for a stalled queue has not begun polling. */
+    val stallRunnerPending = AtomicBoolean(false)
+
     /** Set when the run's loop ended: the monitor drops the run. */
     @Volatile
     var closed: Boolean = false

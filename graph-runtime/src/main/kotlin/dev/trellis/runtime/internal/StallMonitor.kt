@@ -6,8 +6,8 @@ import java.util.concurrent.locks.LockSupport
 /**
  * One daemon thread for the whole JVM that checks, every [STALL_CHECK], that the queues of the watched runs make
  * progress (see [Handoff]): a run is watched while a worker starts a node believed quick with work queued behind
- * it. When a queue made no progress for a whole check interval, the node was not quick this time, and the run
- * gets another runner. The thread sleeps in steps of [STALL_CHECK] while something is watched and parks when
+ * it, and after any enqueue while a worker is counted (that worker may be inside such a node). When a queue made
+ * no progress for a whole check interval, the node was not quick this time, and the run gets another runner. The thread sleeps in steps of [STALL_CHECK] while something is watched and parks when
  * nothing is, so watching a run costs no wake-up of any thread while runs keep coming.
  */
 internal object StallMonitor {
@@ -56,10 +56,23 @@ internal object StallMonitor {
             if (handoff.closed || handoff.queue.isEmpty()) {
                 each.remove()
                 handoff.watching.set(false)
+                // An enqueue in between saw the run still watched and did not register it again: look once more.
+                if (!handoff.closed && !handoff.queue.isEmpty() && handoff.watching.compareAndSet(false, true)) {
+                    handoff.pollsSeen = -1
+                    watched.offer(handoff)
+                }
                 continue
             }
             val polls = handoff.polls
-            if (polls == handoff.pollsSeen) handoff.stalled()
+            try {
+                if (polls == handoff.pollsSeen) handoff.stalled()
+            } catch (e: Throwable) {
+                // A dispatcher that refused the runner must not stop the monitor of every run in the JVM.
+                each.remove()
+                handoff.watching.set(false)
+                Thread.currentThread().uncaughtExceptionHandler?.uncaughtException(Thread.currentThread(), e)
+                continue
+            }
             handoff.pollsSeen = polls
         }
     }
