@@ -135,6 +135,33 @@ class MergeTest {
         e.result.node("a").status shouldBe Status.FAILED
     }
 
+    object Picky : StateSchema("picky") {
+        val log = key("log", default = emptyList<String>(), reducer = Reducer.append())
+        val total = key("total", default = 0, reducer = Reducer { current, update -> require(update >= 0) { "negative update $update" }; current + update })
+    }
+
+    @Test
+    fun `a reducer that throws fails the writing node and applies none of its writes`() = runTest {
+        val g = graph("picky", Picky) {
+            val good = node("good") { set(Picky.total, 5); set(Picky.log, listOf("good")) }
+            val bad = node("bad") { set(Picky.log, listOf("bad")); set(Picky.total, -1) }
+            val after = node("after") { set(Picky.log, listOf("after")) }
+            start(good)
+            good then bad
+            bad then after
+        }
+        val run = g.record(options = virtualTime())
+        run.result.status shouldBe Status.FAILED
+        val error = run.result.error.shouldBeInstanceOf<IllegalArgumentException>()
+        error.message shouldBe "negative update -1"
+        run.result.node("bad").status shouldBe Status.FAILED
+        run.result.node("after").status shouldBe Status.PENDING
+        run.result.state[Picky.total] shouldBe 5
+        run.result.state[Picky.log] shouldBe listOf("good")
+        run.all<RunEvent.NodeFailed>().single().nodeId shouldBe "bad"
+        (run.events.last() is RunEvent.RunFailed) shouldBe true
+    }
+
     @Test
     fun `a failed attempt's writes are not applied`() = runTest {
         val g = graph("failed-attempt", S) {

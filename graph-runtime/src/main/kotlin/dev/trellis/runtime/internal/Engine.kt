@@ -498,10 +498,10 @@ internal class Engine(
     }
 
     private fun completed(execution: Execution) {
-        val conflict = merge(execution)
-        if (conflict != null) {
+        val refused = merge(execution)
+        if (refused != null) {
             execution.status = Status.FAILED
-            execution.error = conflict
+            execution.error = refused
             failed(execution)
             return
         }
@@ -565,8 +565,11 @@ internal class Engine(
         for (execution in position.running) if (execution != null && execution.status == Status.EXECUTING) execution.cancel()
     }
 
-    /** Applies the execution's writes atomically; returns the conflict instead of applying anything. */
-    private fun merge(execution: Execution): ConflictingUpdateException? {
+    /**
+     * Applies the execution's writes atomically; returns why they cannot be applied — a conflict, or the failure of
+     * a reducer — instead of applying any of them.
+     */
+    private fun merge(execution: Execution): Throwable? {
         val count = execution.writeCount
         if (count == 0) return null
         val snapshot = execution.state
@@ -579,17 +582,29 @@ internal class Engine(
             }
         }
         val values = current.copyValues()
-        val versions = current.copyVersions()
         for (i in 0 until count) {
             val k = execution.writeKeyAt(i)
             val update = execution.writeValueAt(i)
             @Suppress("UNCHECKED_CAST")
             val reducer = keys[k].reducer as dev.trellis.graph.Reducer<Any?>?
             val old = values[k]
-            values[k] = if (reducer == null || old === State.Unset) update else reducer.reduce(old, update)
+            values[k] = if (reducer == null || old === State.Unset) {
+                update
+            } else {
+                try {
+                    reducer.reduce(old, update)
+                } catch (e: Throwable) {
+                    if (e is VirtualMachineError && e !is StackOverflowError) throw e
+                    return e
+                }
+            }
+        }
+        val versions = current.copyVersions()
+        for (i in 0 until count) {
+            val k = execution.writeKeyAt(i)
             versions[k] = ++position.version
             position.lastWriter[k] = execution.node.id
-            if (checkpointer?.everyStep == true) checkpointer.recordWrite(k, update)
+            if (checkpointer?.everyStep == true) checkpointer.recordWrite(k, execution.writeValueAt(i))
         }
         currentState = State.fromArrays(graph.schema, values, versions)
         return null
