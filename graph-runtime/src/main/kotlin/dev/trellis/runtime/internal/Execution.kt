@@ -2,6 +2,7 @@ package dev.trellis.runtime.internal
 
 import dev.trellis.graph.Node
 import dev.trellis.graph.NodeScope
+import dev.trellis.graph.Retry
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.runtime.NodeTimeoutException
@@ -35,7 +36,7 @@ internal class Execution(
 
     var status: Status = Status.EXECUTING
     var error: Throwable? = null
-    var startNanos: Long = 0
+    /** While the execution runs, the time it started (see [Engine.nanoTime]); then how long it ran. */
     var durationNanos: Long = 0
 
     /**
@@ -130,8 +131,9 @@ internal class Execution(
      * Runs the attempts of this execution until one succeeds, the retry policy gives up, or the coroutine is
      * cancelled (then [status] is CANCELLED and the cancellation is rethrown).
      */
-    private val retry = node.retry ?: engine.graph.config.defaultRetry
-    private val timeout = node.timeout ?: engine.graph.config.defaultNodeTimeout
+    // The node's policies are read where needed, not kept in fields: an execution is allocated per step.
+    private val retry: Retry get() = node.retry ?: engine.graph.config.defaultRetry
+    private val timeout: kotlin.time.Duration? get() = node.timeout ?: engine.graph.config.defaultNodeTimeout
 
     /** Runs the execution: one attempt in one frame in the common case, else [runAttempts]. */
     suspend inline fun run() {
@@ -139,7 +141,9 @@ internal class Execution(
     }
 
     private suspend fun runAttempts() {
-        startNanos = engine.nanoTime()
+        val retry = retry
+        val timeout = timeout
+        durationNanos = engine.nanoTime() // the start time until the end
         try {
             while (true) {
                 val failure = attemptOnce(timeout) ?: break
@@ -167,13 +171,13 @@ internal class Execution(
             status = Status.CANCELLED
             throw e
         } finally {
-            durationNanos = engine.nanoTime() - startNanos
+            durationNanos = engine.nanoTime() - durationNanos
         }
     }
 
     /** The common case, in one suspend frame: one attempt, no timeout. */
     suspend fun runOnce() {
-        startNanos = engine.nanoTime()
+        durationNanos = engine.nanoTime() // the start time until the end
         try {
             node.body(this)
             // A body that swallowed the cancellation of its run still ends cancelled, its writes unapplied.
@@ -194,7 +198,7 @@ internal class Execution(
                 error = e
             }
         } finally {
-            durationNanos = engine.nanoTime() - startNanos
+            durationNanos = engine.nanoTime() - durationNanos
         }
     }
 
