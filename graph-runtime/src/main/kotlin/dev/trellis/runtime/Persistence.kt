@@ -14,6 +14,7 @@ import dev.trellis.runtime.persistence.loadRecord
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.emitAll
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
@@ -44,6 +45,14 @@ public suspend fun Graph.resume(runId: String, options: RunOptions, answer: Stri
 /** Like [resume], as a cold flow of the resumed run's events (see [run]). */
 public fun Graph.resumeEvents(runId: String, options: RunOptions, answers: Map<String, String> = emptyMap()): Flow<RunEvent> =
     engineEvents(options) { channel -> resumeEngine(runId, options, answers, channel) }
+
+/**
+ * Like [resume] with one [answer] for the single pending interrupt, as a cold flow of the resumed run's events.
+ * The flow fails with [IllegalArgumentException] when the run has no pending interrupt or more than one.
+ */
+public fun Graph.resumeEvents(runId: String, options: RunOptions, answer: String): Flow<RunEvent> = flow {
+    emitAll(resumeEvents(runId, options, answerPending(runId, options, answer)))
+}
 
 /**
  * Starts a new run from checkpoint [sequence] of run [runId] (time travel), with the state changed by [edit];

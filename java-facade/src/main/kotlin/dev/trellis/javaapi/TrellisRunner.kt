@@ -13,6 +13,7 @@ import dev.trellis.runtime.fork
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.loadSnapshot
 import dev.trellis.runtime.resume
+import dev.trellis.runtime.resumeEvents
 import dev.trellis.runtime.run
 import dev.trellis.runtime.start
 import dev.trellis.runtime.stateAt
@@ -176,6 +177,37 @@ public class TrellisRunner internal constructor(
         requireStore("resumeAsync")
         val copy = answers.toMap()
         return scope.future { graph.resume(runId, options, copy) }
+    }
+
+    /**
+     * The events of the continuation of run [runId] (see [resumeAsync]) as a JDK [Flow.Publisher], with the same
+     * rules as [events]: each subscription resumes the run once; a run that already ended, or a checkpoint that
+     * cannot be loaded, ends the stream with `onError`.
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun resumeEvents(runId: String): Flow.Publisher<RunEvent> = resumeEvents(runId, emptyMap())
+
+    /**
+     * As [resumeEvents], answering the run's single pending interrupt with [answer] (see `resumeAsync(runId, answer)`).
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun resumeEvents(runId: String, answer: String): Flow.Publisher<RunEvent> {
+        requireStore("resumeEvents")
+        val events = graph.resumeEvents(runId, options, answer)
+        return flowPublish(context) { events.collect { send(it) } }
+    }
+
+    /**
+     * As [resumeEvents], answering pending interrupts by node id.
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun resumeEvents(runId: String, answers: Map<String, String>): Flow.Publisher<RunEvent> {
+        requireStore("resumeEvents")
+        val events = graph.resumeEvents(runId, options, answers.toMap())
+        return flowPublish(context) { events.collect { send(it) } }
     }
 
     /**

@@ -16,6 +16,7 @@ import dev.trellis.runtime.CheckpointInfo;
 import dev.trellis.runtime.Checkpointing;
 import dev.trellis.runtime.GraphRunException;
 import dev.trellis.runtime.RunControl;
+import dev.trellis.runtime.RunEvent;
 import dev.trellis.runtime.RunResult;
 import dev.trellis.runtime.RunSnapshot;
 import dev.trellis.runtime.Status;
@@ -29,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.reactivestreams.FlowAdapters;
 
 class PersistenceJavaTest {
     private final Fixtures.Schema s = new Fixtures.Schema();
@@ -97,6 +99,44 @@ class PersistenceJavaTest {
         assertEquals(Status.COMPLETED, done.getStatus());
         assertEquals(paused.getRunId(), done.getRunId());
         assertEquals(List.of("draft q", "answer yes"), done.getState().get(s.log));
+    }
+
+    @Test
+    void resumeEventsStreamsTheContinuationWithTheAnswer() throws Exception {
+        TrellisRunner runner = Trellis.runner(approval(), settings(store));
+        RunResult paused = get(runner.invokeAsync(Map.of("question", "q")));
+        assertEquals(Status.INTERRUPTED, paused.getStatus());
+
+        Fixtures.Recorder recorder = new Fixtures.Recorder();
+        runner.resumeEvents(paused.getRunId(), "yes").subscribe(FlowAdapters.toFlowSubscriber(recorder));
+        recorder.request(Long.MAX_VALUE);
+        recorder.awaitDone();
+        assertNull(recorder.error);
+        List<RunEvent> events = recorder.events;
+        assertInstanceOf(RunEvent.RunStarted.class, events.get(0));
+        RunEvent.RunCompleted last = assertInstanceOf(RunEvent.RunCompleted.class, events.get(events.size() - 1));
+        assertEquals(List.of("draft q", "answer yes"), last.getResult().getState().get(s.log));
+        // Only the interrupted node runs again; the completed one does not.
+        List<String> started = events.stream()
+            .filter(e -> e instanceof RunEvent.NodeStarted)
+            .map(e -> ((RunEvent.NodeStarted) e).getNodeId())
+            .toList();
+        assertEquals(List.of("approve"), started);
+    }
+
+    @Test
+    void resumeEventsOfAFinishedRunEndsWithOnError() throws Exception {
+        TrellisRunner runner = Trellis.runner(approval(), settings(store));
+        RunResult paused = get(runner.invokeAsync(Map.of("question", "q")));
+        get(runner.resumeAsync(paused.getRunId(), "yes"));
+
+        Fixtures.Recorder recorder = new Fixtures.Recorder();
+        runner.resumeEvents(paused.getRunId()).subscribe(FlowAdapters.toFlowSubscriber(recorder));
+        recorder.request(Long.MAX_VALUE);
+        recorder.awaitDone();
+        IllegalStateException error = assertInstanceOf(IllegalStateException.class, recorder.error);
+        assertTrue(error.getMessage().contains(paused.getRunId()), error.getMessage());
+        assertThrows(IllegalStateException.class, () -> Trellis.runner(approval()).resumeEvents("r"));
     }
 
     @Test
