@@ -1,35 +1,16 @@
 package dev.trellis.bench;
 
-import dev.trellis.graph.Graph;
-import dev.trellis.graph.State;
 import dev.trellis.runtime.RunResult;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.bsc.langgraph4j.CompiledGraph;
 import org.bsc.langgraph4j.RunnableConfig;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /** Workload 3: entry, 64 parallel branches each appending to a reducer key, join. */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 2, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 5, time = 2)
-@Measurement(iterations = 5, time = 2)
-@org.openjdk.jmh.annotations.State(Scope.Benchmark)
-public class FanOutBench {
-    private Graph trellis;
-    private State input;
-    private CompiledGraph<LangGraph4jWorkloads.BenchAgentState> lg4j;
+public class FanOutBench extends WorkloadBench {
     private ExecutorService executor;
     private RunnableConfig parallel;
 
@@ -49,23 +30,6 @@ public class FanOutBench {
         Check.equal("lg4j log", TrellisWorkloads.FAN_OUT, state.log().size());
     }
 
-    /** Trellis `Graph.invoke` (inside runBlocking). */
-    @Benchmark
-    public RunResult trellisInvoke() {
-        return TrellisWorkloads.invoke(trellis, input);
-    }
-
-    /** Trellis `Graph.run` collecting every event (inside runBlocking). */
-    @Benchmark
-    public int trellisRunEvents() {
-        return TrellisWorkloads.runCollect(trellis, input);
-    }
-
-    /** LangGraph4j `CompiledGraph.invoke(Map)`. */
-    @Benchmark
-    public LangGraph4jWorkloads.BenchAgentState lg4jInvoke() {
-        return LangGraph4jWorkloads.invoke(lg4j);
-    }
 
     /** LangGraph4j `CompiledGraph.invoke(Map, config)` with its parallel node executor on the fan-out. */
     @Benchmark
