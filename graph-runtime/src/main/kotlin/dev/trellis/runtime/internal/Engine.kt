@@ -348,7 +348,7 @@ internal class Engine(
             }
             if (long) {
                 if (handoff.leave()) launchRunner(scope, handoff)
-            } else if (!handoff.queue.isEmpty() && handoff.watching.compareAndSet(false, true)) {
+            } else if (!handoff.queue.isEmpty()) {
                 StallMonitor.watch(handoff)
             }
             startTimed(scope, handoff, execution)
@@ -408,7 +408,7 @@ internal class Engine(
                 val handoff = handoff!!
                 if (handoff.needsRunner()) {
                     launchRunner(scope, handoff)
-                } else if (handoff.watching.compareAndSet(false, true)) {
+                } else {
                     // A counted worker may be inside a node believed quick that is not quick this time.
                     StallMonitor.watch(handoff)
                 }

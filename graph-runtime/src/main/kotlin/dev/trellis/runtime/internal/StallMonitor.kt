@@ -23,8 +23,9 @@ internal object StallMonitor {
         }
     }
 
-    /** Watches [handoff] until its queue is empty or its run ended; the caller set `handoff.watching`. */
+    /** Watches [handoff] until its queue is empty or its run ended; nothing when it is watched already. */
     fun watch(handoff: Handoff) {
+        if (!handoff.watching.compareAndSet(false, true)) return
         handoff.pollsSeen = -1
         watched.offer(handoff)
         val monitor = thread
@@ -57,10 +58,7 @@ internal object StallMonitor {
                 each.remove()
                 handoff.watching.set(false)
                 // An enqueue in between saw the run still watched and did not register it again: look once more.
-                if (!handoff.closed && !handoff.queue.isEmpty() && handoff.watching.compareAndSet(false, true)) {
-                    handoff.pollsSeen = -1
-                    watched.offer(handoff)
-                }
+                if (!handoff.closed && !handoff.queue.isEmpty()) watch(handoff)
                 continue
             }
             val polls = handoff.polls
