@@ -29,18 +29,12 @@ internal class Checkpointer(
     private var sinceFull = 0
     private val writeKeys = ArrayList<Int>()
     private val writeValues = ArrayList<Any?>()
-    private val changedKeys = BooleanArray(graph.topology.keys.size)
-    private val changedKeyList = IntArray(graph.topology.keys.size)
-    private val changedNodes = BooleanArray(graph.topology.size)
-    private val changedNodeList = IntArray(graph.topology.size)
 
-    /** The number of keys written since the last checkpoint; they are [changedKeyAt] 0 until this. */
-    var changedKeyCount: Int = 0
-        private set
+    /** The keys written since the last checkpoint. */
+    val changedKeys = IndexSet(graph.topology.keys.size)
 
-    /** The number of nodes whose executions completed since the last checkpoint; see [changedNodeAt]. */
-    var changedNodeCount: Int = 0
-        private set
+    /** The nodes whose executions completed since the last checkpoint. */
+    val changedNodes = IndexSet(graph.topology.size)
 
     /** Whether the last checkpoint saved was a full one. */
     var lastWasFull: Boolean = false
@@ -98,22 +92,12 @@ internal class Checkpointer(
     fun recordWrite(key: Int, value: Any?) {
         writeKeys += key
         writeValues += value
-        if (!changedKeys[key]) {
-            changedKeys[key] = true
-            changedKeyList[changedKeyCount++] = key
-        }
+        changedKeys.add(key)
     }
 
     fun recordNode(node: Int) {
-        if (!changedNodes[node]) {
-            changedNodes[node] = true
-            changedNodeList[changedNodeCount++] = node
-        }
+        changedNodes.add(node)
     }
-
-    fun changedKeyAt(i: Int): Int = changedKeyList[i]
-
-    fun changedNodeAt(i: Int): Int = changedNodeList[i]
 
     /** The writes since the last checkpoint, in the order they were merged. */
     val writeCount: Int get() = writeKeys.size
@@ -152,10 +136,8 @@ internal class Checkpointer(
         lastWasFull = full
         writeKeys.clear()
         writeValues.clear()
-        for (i in 0 until changedKeyCount) changedKeys[changedKeyList[i]] = false
-        for (i in 0 until changedNodeCount) changedNodes[changedNodeList[i]] = false
-        changedKeyCount = 0
-        changedNodeCount = 0
+        changedKeys.clear()
+        changedNodes.clear()
         return next
     }
 }

@@ -103,8 +103,8 @@ internal object PositionEncoder {
         }
         out.append("],\"versions\":{")
         var first = true
-        for (i in 0 until writer.changedKeyCount) {
-            val k = writer.changedKeyAt(i)
+        for (i in 0 until writer.changedKeys.size) {
+            val k = writer.changedKeys.at(i)
             val v = state.versionAt(k)
             if (v == 0L) continue
             if (!first) out.append(',')
@@ -113,8 +113,8 @@ internal object PositionEncoder {
         }
         out.append("},\"lastWriters\":{")
         first = true
-        for (i in 0 until writer.changedKeyCount) {
-            val k = writer.changedKeyAt(i)
+        for (i in 0 until writer.changedKeys.size) {
+            val k = writer.changedKeys.at(i)
             val node = position.lastWriter[k] ?: continue
             if (!first) out.append(',')
             first = false
@@ -123,8 +123,8 @@ internal object PositionEncoder {
         out.append("},\"version\":").append(position.version)
         val rerun = rerun(position, interrupts)
         out.append(",\"nodes\":{")
-        for (i in 0 until writer.changedNodeCount) {
-            val n = writer.changedNodeAt(i)
+        for (i in 0 until writer.changedNodes.size) {
+            val n = writer.changedNodes.at(i)
             if (i > 0) out.append(',')
             val finished = position.counts[n] - if (rerun[n]) 1 else 0
             out.appendJson(topology.nodes[n].id).append(":{\"count\":").append(finished).append(",\"status\":").appendJson(nodeStatus[n].name).append('}')
