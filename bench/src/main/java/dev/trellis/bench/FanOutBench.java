@@ -3,7 +3,6 @@ package dev.trellis.bench;
 import dev.trellis.runtime.RunResult;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.bsc.langgraph4j.CompiledGraph;
 import org.bsc.langgraph4j.RunnableConfig;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
