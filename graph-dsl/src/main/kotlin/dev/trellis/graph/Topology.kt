@@ -3,12 +3,10 @@ package dev.trellis.graph
 import java.util.Collections
 
 /**
- * The compiled form of a graph that the runtime executes: nodes by index, edges by source node, and for
- * every node the set of nodes upstream of it as a bit set.
- *
- * Node `m` is upstream of node `n` when `m` can reach `n` along forward edges (every edge but the back edges,
- * which close cycles) without passing through `n`. So the nodes of one loop iteration wait for each other as
- * in a DAG, while the next iteration (reached through a back edge) does not hold up the current one.
+ * The compiled form of a graph that the runtime executes: nodes by index, edges by source node, and the input
+ * channels of every node with the bit sets of their feeders ([InputChannels]), which the readiness rule of
+ * `docs/semantics.md` §5 reads. The back edges (edges that close a cycle in a depth-first walk from the entry
+ * points) are classified for display; readiness does not use them.
  */
 @InternalTrellisApi
 public class Topology private constructor(
@@ -18,8 +16,8 @@ public class Topology private constructor(
     public val entries: IntArray,
     /** The compiled edges leaving each node, in declaration order. */
     public val outgoing: Array<Array<CompiledEdge>>,
-    /** For each node, the bit set (`words[i ushr 6]`, bit `i and 63`) of the nodes upstream of it. */
-    public val upstream: Array<LongArray>,
+    /** The input channels of every node and their feeders. */
+    public val channels: InputChannels,
     /** The edges that close a cycle. */
     public val backEdges: List<Edge>,
     private val indexById: Map<String, Int>,
@@ -39,9 +37,6 @@ public class Topology private constructor(
 
     /** The index of node [id], or -1 (also for [Graph.END]). */
     public fun indexOf(id: String): Int = indexById[id] ?: -1
-
-    /** Whether [m] is upstream of [n]. */
-    public fun isUpstream(m: Int, n: Int): Boolean = (upstream[n][m ushr 6] and (1L shl (m and 63))) != 0L
 
     internal companion object {
         fun compile(
@@ -91,12 +86,11 @@ public class Topology private constructor(
             if (problems.size > start) return null
             val back = backEdgePairs(entryIdx, successors)
             val backEdges = markBackEdges(back, compiled)
-            val forward = Array(n) { m -> ArrayList(successors[m].filter { (m to it) !in back }) }
             return Topology(
                 nodes = nodes.toTypedArray(),
                 entries = entryIdx,
                 outgoing = Array(n) { compiled[it].toTypedArray() },
-                upstream = predecessorsOf(forward).let { preds -> Array(n) { upstreamOf(it, preds) } },
+                channels = InputChannels.of(successors),
                 backEdges = backEdges,
                 indexById = indexById,
                 keys = schema.keys.toTypedArray(),
@@ -166,26 +160,6 @@ public class Topology private constructor(
                 for (s in successors[m]) if (!seen[s]) { seen[s] = true; stack.addLast(s) }
             }
             return seen
-        }
-
-        /** Nodes that reach [n] without passing through [n]: a backward walk from n's predecessors that never enters n. */
-        private fun upstreamOf(n: Int, predecessors: Array<ArrayList<Int>>): LongArray {
-            val bits = LongArray((predecessors.size + 63) ushr 6)
-            val stack = ArrayDeque<Int>()
-            for (p in predecessors[n]) if (p != n) stack.addLast(p)
-            while (stack.isNotEmpty()) {
-                val m = stack.removeLast()
-                if (m == n || bits[m ushr 6] and (1L shl (m and 63)) != 0L) continue
-                bits[m ushr 6] = bits[m ushr 6] or (1L shl (m and 63))
-                for (p in predecessors[m]) if (p != n) stack.addLast(p)
-            }
-            return bits
-        }
-
-        private fun predecessorsOf(successors: Array<ArrayList<Int>>): Array<ArrayList<Int>> {
-            val preds = Array(successors.size) { ArrayList<Int>() }
-            for (m in successors.indices) for (s in successors[m]) preds[s] += m
-            return preds
         }
 
         /**

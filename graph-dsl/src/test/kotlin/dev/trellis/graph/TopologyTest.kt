@@ -15,61 +15,62 @@ class TopologyTest : FunSpec({
         for ((from, to) in pairs) refs.getValue(from) then refs.getValue(to)
     }
 
-    fun Graph.upstream(m: String, n: String): Boolean = topology.isUpstream(topology.indexOf(m), topology.indexOf(n))
+    /** The sources of the input channels of [n], in channel order. */
+    fun Graph.inputsOf(n: String): List<String> {
+        val t = topology.indexOf(n)
+        val c = topology.channels
+        return (c.start[t] until c.start[t + 1]).map { topology.nodes[c.source[it]].id }
+    }
 
-    fun Graph.upstreamOf(n: String): Set<String> = nodes.map { it.id }.filter { upstream(it, n) }.toSet()
+    /** The feeders of the channel [from] -> [to]. */
+    fun Graph.feeders(from: String, to: String): Set<String> {
+        val channel = topology.channels.of(topology.indexOf(from), topology.indexOf(to))
+        return nodes.map { it.id }.filter { topology.channels.feeds(topology.indexOf(it), channel) }.toSet()
+    }
 
-    test("in a diamond the join has every other node upstream, the branches do not see each other") {
+    test("a diamond's join has one channel per branch, each fed by its branch and what reaches it") {
         val g = topologyOf("a>b", "a>c", "b>d", "c>d")
-        g.upstreamOf("d") shouldBe setOf("a", "b", "c")
-        g.upstreamOf("b") shouldBe setOf("a")
-        g.upstreamOf("c") shouldBe setOf("a")
-        g.upstreamOf("a") shouldBe emptySet()
+        g.inputsOf("d") shouldBe listOf("b", "c")
+        g.feeders("b", "d") shouldBe setOf("a", "b")
+        g.feeders("c", "d") shouldBe setOf("a", "c")
+        g.inputsOf("a") shouldBe emptyList()
+        g.topology.channels.of(g.topology.indexOf("b"), g.topology.indexOf("c")) shouldBe -1
         g.backEdges shouldBe emptyList()
     }
 
-    test("in a loop upstream follows forward edges only: the back edge does not make later nodes upstream") {
+    test("in a loop a channel's feeders stop at its target") {
         val g = topologyOf("a>b", "b>c", "c>a")
-        g.upstream("a", "b") shouldBe true
-        g.upstream("b", "a") shouldBe false
-        g.upstreamOf("a") shouldBe emptySet()
-        g.upstreamOf("b") shouldBe setOf("a")
-        g.upstreamOf("c") shouldBe setOf("a", "b")
+        g.feeders("c", "a") shouldBe setOf("b", "c")
+        g.feeders("a", "b") shouldBe setOf("a", "c")
         g.backEdges.map { it.toString() } shouldBe listOf("c -> a")
     }
 
-    test("the branches of a diamond inside a loop are not upstream of each other") {
+    test("the branches of a diamond inside a loop do not feed each other's join channel") {
         val g = topologyOf("s>plan", "plan>a", "plan>b", "a>merge", "b>merge", "merge>check", "check>plan")
-        g.upstreamOf("a") shouldBe setOf("s", "plan")
-        g.upstreamOf("b") shouldBe setOf("s", "plan")
-        g.upstreamOf("merge") shouldBe setOf("s", "plan", "a", "b")
-        g.upstreamOf("plan") shouldBe setOf("s")
+        g.inputsOf("merge") shouldBe listOf("a", "b")
+        g.feeders("a", "merge") shouldBe setOf("s", "plan", "check", "a")
+        g.feeders("b", "merge") shouldBe setOf("s", "plan", "check", "b")
+        g.inputsOf("plan") shouldBe listOf("s", "check")
+        g.feeders("s", "plan") shouldBe setOf("s")
         g.backEdges.map { it.toString() } shouldBe listOf("check -> plan")
     }
 
-    test("a node that loops on itself is not upstream of itself") {
+    test("a self-loop is a channel with no feeders") {
         val g = topologyOf("a>b", "b>b", "b>c")
-        g.upstream("b", "b") shouldBe false
-        g.upstreamOf("c") shouldBe setOf("a", "b")
+        g.inputsOf("b") shouldBe listOf("a", "b")
+        g.feeders("b", "b") shouldBe emptySet()
+        g.feeders("a", "b") shouldBe setOf("a")
+        g.feeders("b", "c") shouldBe setOf("a", "b")
         g.backEdges.map { it.toString() } shouldBe listOf("b -> b")
     }
 
-    test("nodes after a loop are downstream of it, not upstream") {
-        val g = topologyOf("a>b", "b>c", "c>b", "c>d")
-        g.upstreamOf("d") shouldBe setOf("a", "b", "c")
-        g.upstream("d", "b") shouldBe false
-        g.upstreamOf("b") shouldBe setOf("a")
-    }
-
-    test("upstream bit sets span several words") {
+    test("feeder bit sets span several words") {
         val ids = (0 until 130).map { "n$it" }
         val g = topologyOf(*ids.zipWithNext { a, b -> "$a>$b" }.toTypedArray())
         g.topology.size shouldBe 130
-        g.upstream("n0", "n129") shouldBe true
-        g.upstream("n64", "n65") shouldBe true
-        g.upstream("n65", "n64") shouldBe false
-        g.upstreamOf("n129").size shouldBe 129
-        g.upstreamOf("n70") shouldBe (0 until 70).map { "n$it" }.toSet()
+        g.feeders("n128", "n129") shouldBe (0 until 129).map { "n$it" }.toSet()
+        g.feeders("n64", "n65") shouldBe (0 until 65).map { "n$it" }.toSet()
+        g.topology.channels.count shouldBe 129
     }
 
     test("compiled edges index their targets, END as -1, and flag back edges") {

@@ -3,6 +3,7 @@ package dev.trellis.runtime
 import dev.trellis.graph.Graph
 import dev.trellis.graph.NodeRef
 import dev.trellis.graph.Reducer
+import dev.trellis.graph.Retry
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
@@ -13,16 +14,19 @@ import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
 import io.kotest.matchers.types.shouldBeInstanceOf
-import io.kotest.property.RandomSource
+import io.kotest.property.PropTestConfig
+import io.kotest.property.checkAll
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.test.runTest
 import org.junit.jupiter.api.Test
 import kotlin.random.Random
+import kotlin.time.Duration.Companion.milliseconds
 
 /**
- * The engine against [ReferenceInterpreter] on random graphs (`docs/semantics.md` §5 "Determinism").
+ * The engine against [ReferenceInterpreter] on random graphs, each re-timed many times (`docs/semantics.md` §5
+ * "Determinism"). `-Dtrellis.nightly=true` runs thousands of graphs instead of hundreds.
  */
 class SchedulerPropertyTest {
     object P : StateSchema("property") {
@@ -33,12 +37,21 @@ class SchedulerPropertyTest {
 
     class Boom(val node: Int) : RuntimeException("node $node fails")
 
+    class Flaky(node: Int) : RuntimeException("node $node fails this attempt")
+
+    private val nightly = System.getProperty("trellis.nightly").toBoolean()
+    private val graphs = if (nightly) 2_000 else 250
+    private val retimings = if (nightly) 30 else 20
+
     private fun GraphSpec.toGraph(delays: Boolean): Graph {
         val spec = this
         return graph("random", P) {
             val refs = (0 until spec.size).map { i ->
-                node("n$i") {
+                val flaky = spec.flaky[i]
+                val retry = if (flaky == 0) null else Retry.fixed(flaky + 1, GraphSpec.RETRY_DELAY.milliseconds).retryOn { it is Flaky }
+                node("n$i", retry = retry) {
                     if (delays) delay(spec.duration(i, executionCount).toLong())
+                    if (attempt <= flaky) throw Flaky(i)
                     if (executionCount == spec.failAt[i]) throw Boom(i)
                     set(P.counters[i], executionCount)
                     set(P.sum, i + 1)
@@ -82,51 +95,88 @@ class SchedulerPropertyTest {
             errorOf(actual) shouldBe expected.error
             (0 until spec.size).map { actual.node("n$it").status } shouldBe expected.statuses
             (0 until spec.size).map { actual.node("n$it").executions } shouldBe expected.counts
+            (0 until spec.size).map { actual.node("n$it").attempts } shouldBe expected.attempts
             actual.state[P.sum] shouldBe expected.sum
             actual.state[P.log].sorted() shouldBe expected.log
             (0 until spec.size).map { actual.state[P.counters[it]] } shouldBe
                 (0 until spec.size).map { i -> if (expected.statuses[i] == Status.COMPLETED) expected.counts[i] else actual.state[P.counters[i]] }
             if (expected.status == Status.COMPLETED) {
-                expected.triggersLeft shouldBe 0
+                expected.tokensLeft shouldBe 0
                 actual.nodes.values.forEach { it.status shouldNotBe Status.EXECUTING }
             }
         }
     }
 
-    private fun samePlan(a: ReferenceInterpreter.Outcome, b: ReferenceInterpreter.Outcome) =
-        a.status == b.status && a.statuses == b.statuses && a.counts == b.counts && a.sum == b.sum && a.log == b.log
+    /** The reference's outcome of [spec], after checking that the engine reaches exactly it in virtual time. */
+    private fun checked(spec: GraphSpec, whatFor: String): ReferenceInterpreter.Outcome {
+        val expected = ReferenceInterpreter.run(spec)
+        compare(expected, runVirtual(spec).result, spec, whatFor)
+        return expected
+    }
+
+    /**
+     * What must not change when [retimed] is [original] with other durations: a completed run completes with the
+     * same counts, statuses, attempts and (commutative) state; a failed run fails.
+     */
+    private fun sameOutcome(original: ReferenceInterpreter.Outcome, retimed: ReferenceInterpreter.Outcome): Boolean =
+        if (original.status == Status.COMPLETED || retimed.status == Status.COMPLETED) original.plan == retimed.plan else original.status == retimed.status
 
     @Test
-    fun `the engine matches the reference in virtual time, and durations do not change outcomes`() {
-        val random = Random(20261123)
-        var invariant = 0
-        var choices = 0
-        var choiceChanged = 0
-        GraphSpec.arb().samples(RandomSource.seeded(7)).take(400).forEach { sample ->
-            val spec = sample.value
-            val expected = ReferenceInterpreter.run(spec)
-            compare(expected, runVirtual(spec).result, spec, "same durations")
-
-            val redrawn = spec.withDurations(random)
-            val expected2 = ReferenceInterpreter.run(redrawn)
-            compare(expected2, runVirtual(redrawn).result, redrawn, "redrawn durations")
-
-            if (expected.status == Status.COMPLETED) {
-                if (!expected.choseInFallback && !expected2.choseInFallback) {
-                    invariant++
-                    withClue("durations changed the outcome of\n$spec\nvs\n$redrawn\n$expected\n$expected2") {
-                        samePlan(expected, expected2) shouldBe true
-                    }
-                } else {
-                    choices++
-                    if (!samePlan(expected, expected2)) choiceChanged++
+    fun `the engine matches the reference in virtual time, and re-timing a graph never changes its outcome`() = runBlocking {
+        var completed = 0
+        var withFallback = 0
+        var cyclic = 0
+        checkAll(PropTestConfig(seed = 7, iterations = graphs), GraphSpec.arb()) { spec ->
+            val random = Random(spec.toString().hashCode())
+            val original = checked(spec, "original durations")
+            repeat(retimings) { round ->
+                val retimed = spec.withDurations(random)
+                val outcome = checked(retimed, "re-timing $round")
+                withClue("durations changed the outcome of\n$spec\nre-timed as\n$retimed\n$original\n$outcome") {
+                    sameOutcome(original, outcome) shouldBe true
                 }
             }
+            if (original.status == Status.COMPLETED) completed++
+            if (original.fallbacks > 0) withFallback++
+            if (!spec.isDag) cyclic++
             // In a DAG whose only entry has no predecessor, every node runs at most once.
-            if (spec.isDag && spec.entries == listOf(0)) expected.counts.all { it <= 1 } shouldBe true
+            if (spec.isDag && spec.entries == listOf(0)) original.counts.all { it <= 1 } shouldBe true
         }
-        println("SchedulerPropertyTest: $invariant completed runs invariant under new durations; $choices used a fallback choice, $choiceChanged of them changed outcome")
-        (invariant > 50) shouldBe true
+        println("SchedulerPropertyTest: $graphs graphs x ${retimings + 1} timings; $completed completed, $cyclic cyclic, $withFallback used the fallback")
+        (completed > graphs / 4) shouldBe true
+        (cyclic > graphs / 4) shouldBe true
+        Unit
+    }
+
+    @Test
+    fun `the re-timing check catches a rule whose counts depend on durations`() {
+        // The same check run against a mutant of the rule in which a channel holds at most one token (a second trigger
+        // from the same source falls together with the first, as the first release did): it must find graphs whose
+        // counts change with durations, or the check above proves nothing.
+        val random = Random(5)
+        // The determinism issue's repro: plan -> notify, plan -> act while plan ran fewer than 3 times, act -> plan.
+        val repro = GraphSpec(
+            size = 3,
+            entries = listOf(0),
+            edges = listOf(EdgeSpec.Plain(0, 1), EdgeSpec.Conditional(0, 2, below = 3), EdgeSpec.Plain(2, 0)),
+            durations = listOf(listOf(9), listOf(2), listOf(7)),
+            failAt = List(3) { 0 },
+            maxConcurrency = Int.MAX_VALUE,
+            maxNodeExecutions = 200,
+        )
+        val slowNotify = repro.copy(durations = listOf(listOf(1), listOf(6), listOf(1)))
+        ReferenceInterpreter.run(repro, coalesce = true).counts[1] shouldBe 3
+        ReferenceInterpreter.run(slowNotify, coalesce = true).counts[1] shouldBe 2
+        ReferenceInterpreter.run(repro).counts shouldBe listOf(3, 3, 2)
+        ReferenceInterpreter.run(slowNotify).counts shouldBe listOf(3, 3, 2)
+        var dependent = 0
+        repeat(300) {
+            val spec = GraphSpec.generate(random, failures = false)
+            val original = ReferenceInterpreter.run(spec, coalesce = true)
+            if (List(retimings) { ReferenceInterpreter.run(spec.withDurations(random), coalesce = true) }.any { !sameOutcome(original, it) }) dependent++
+        }
+        println("SchedulerPropertyTest: the coalescing mutant is timing-dependent on $dependent of 300 graphs")
+        (dependent > 0) shouldBe true
     }
 
     @Test
@@ -134,16 +184,15 @@ class SchedulerPropertyTest {
         val random = Random(99)
         var checked = 0
         runBlocking {
-            GraphSpec.arb(failures = false).samples(RandomSource.seeded(11)).take(300).forEach { sample ->
-                val spec = sample.value
-                val outcomes = listOf(spec, spec.withDurations(random), spec.withDurations(random)).map { ReferenceInterpreter.run(it) }
-                // Only graphs whose outcome is timing-independent in the reference (no fallback had to choose).
-                if (outcomes.any { it.status != Status.COMPLETED || it.choseInFallback }) return@forEach
-                if (!outcomes.all { samePlan(it, outcomes[0]) }) return@forEach
+            repeat(300) {
+                val generated = GraphSpec.generate(random, failures = false)
+                val spec = generated.copy(flaky = List(generated.size) { 0 })
+                val expected = ReferenceInterpreter.run(spec)
+                if (expected.status != Status.COMPLETED) return@repeat
                 val graph = spec.toGraph(delays = false)
                 repeat(3) {
                     val run = graph.record(options = RunOptions(dispatcher = Dispatchers.Default))
-                    compare(outcomes[0], run.result, spec, "real threads")
+                    compare(expected, run.result, spec, "real threads")
                 }
                 checked++
             }
@@ -170,10 +219,11 @@ class SchedulerPropertyTest {
         run.result.error.shouldBeInstanceOf<LimitExceededException>().value shouldBe 7
         compare(expected, run.result, spec, "limit")
     }
+
     @Test
-    fun `two nodes on a cycle wait for each other in forward order, whatever finishes first`() {
-        // s -> P -> A, s -> Q -> B, A -> B, B -> A while B's count < 1. B -> A closes the cycle (a back edge),
-        // so A is upstream of B but not the other way round: B always waits for A, whichever of P and Q ends first.
+    fun `two nodes of a cycle that wait for each other fall back to the one declared first, whatever finishes first`() {
+        // s -> P -> A, s -> Q -> B, A -> B, B -> A while B's count < 1. A waits for B's channel (Q feeds it) and B for
+        // A's (P feeds it); once both hold a token nothing runs, and the fallback picks A, declared first.
         fun spec(p: Int, q: Int) = GraphSpec(
             size = 5,
             entries = listOf(0),
@@ -190,15 +240,10 @@ class SchedulerPropertyTest {
             maxConcurrency = Int.MAX_VALUE,
             maxNodeExecutions = 200,
         )
-        val pFirst = spec(p = 1, q = 5)
-        val qFirst = spec(p = 5, q = 1)
-        val expectedPFirst = ReferenceInterpreter.run(pFirst)
-        val expectedQFirst = ReferenceInterpreter.run(qFirst)
-        expectedPFirst.counts shouldBe listOf(1, 1, 1, 1, 1)
-        expectedQFirst.counts shouldBe listOf(1, 1, 1, 1, 1)
-        expectedPFirst.choseInFallback shouldBe false
-        expectedQFirst.choseInFallback shouldBe false
-        compare(expectedPFirst, runVirtual(pFirst).result, pFirst, "P first")
-        compare(expectedQFirst, runVirtual(qFirst).result, qFirst, "Q first")
+        for ((p, q) in listOf(1 to 5, 5 to 1, 3 to 3)) {
+            val expected = checked(spec(p, q), "P takes $p, Q takes $q")
+            expected.counts shouldBe listOf(1, 1, 1, 1, 1)
+            expected.fallbacks shouldBe 1
+        }
     }
 }

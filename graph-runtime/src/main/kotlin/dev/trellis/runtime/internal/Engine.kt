@@ -6,6 +6,7 @@ import dev.trellis.graph.Topology
 import dev.trellis.checkpoint.CheckpointRef
 import dev.trellis.checkpoint.FencedOutException
 import dev.trellis.runtime.Checkpointing
+import dev.trellis.runtime.CheckpointFormatException
 import dev.trellis.runtime.ConflictingUpdateException
 import dev.trellis.runtime.Interrupt
 import dev.trellis.runtime.persistence.InterruptData
@@ -71,7 +72,7 @@ internal class Engine(
     private val topology: Topology = graph.topology
     private val size = topology.size
     private val config = graph.config
-    private val position = Position(size, input)
+    private val position = Position(size, input, topology.channels)
     private val childContext = options.dispatcher ?: Dispatchers.Default
     private val monotonic = options.timeSource === TimeSource.Monotonic
     private val origin = options.timeSource.markNow()
@@ -115,10 +116,28 @@ internal class Engine(
             counts,
             data.totalExecutions,
             data.version,
-            data.triggers.map { topology.indexOf(it.node) to it.stamp },
-            data.nextStamp,
+            data.triggers.sortedBy { it.stamp }.map { tokensOf(it) },
             data.ready.map { topology.indexOf(it) },
         )
+    }
+
+    /**
+     * The (node, channel, count) of a stored trigger. One stored without its source (the first format), or from an
+     * edge the graph no longer has, goes to the node's first input channel.
+     */
+    private fun tokensOf(trigger: TriggerData): Triple<Int, Int, Int> {
+        val node = topology.indexOf(trigger.node)
+        val channels = topology.channels
+        val from = trigger.from?.let { topology.indexOf(it) } ?: -1
+        val channel = if (from >= 0) channels.of(from, node) else -1
+        if (channel >= 0) return Triple(node, channel, trigger.tokens)
+        if (channels.start[node] == channels.start[node + 1]) {
+            throw CheckpointFormatException(
+                "The checkpoint holds a trigger of node '${trigger.node}', which no edge of graph '${graph.id}' leads to any more; " +
+                    "resume the run with the graph version that wrote it, or fork from an earlier checkpoint.",
+            )
+        }
+        return Triple(node, channels.start[node], trigger.tokens)
     }
 
     fun takeAnswer(index: Int): String? {
@@ -481,7 +500,8 @@ internal class Engine(
         nodeStatus[index] = execution.status
         checkpointer?.recordNode(index)
         execution.release()
-        if (!position.failed) position.promote(topology)
+        // A halted run starts nothing: tokens stay tokens (an interrupted node about to re-run must not take one).
+        if (!position.halted) position.promote()
     }
 
     /** [complete], then a checkpoint when every step is saved. */
@@ -519,14 +539,21 @@ internal class Engine(
             return
         }
         sendCompleted(execution)
+        val channels = topology.channels
         for (i in 0 until count) {
             val target = taken[i]
             if (events != null) {
                 val to = if (target < 0) Graph.END else topology.nodes[target].id
                 post { RunEvent.EdgeTaken(runId, now(), execution.node.id, to) }
             }
-            if (target >= 0) position.trigger(target)
+            // One token per target, however many of this execution's edges lead there.
+            if (target >= 0 && !takenBefore(target, i)) position.trigger(target, channels.of(execution.index, target))
         }
+    }
+
+    private fun takenBefore(target: Int, i: Int): Boolean {
+        for (j in 0 until i) if (taken[j] == target) return true
+        return false
     }
 
     private fun sendCompleted(execution: Execution) = post {

@@ -1,14 +1,14 @@
 package dev.trellis.runtime.internal
 
 import dev.trellis.graph.State
-import dev.trellis.graph.Topology
+import dev.trellis.graph.InputChannels
 
 /**
- * The scheduler's position in a run: execution counts, what runs, what is ready, which nodes hold
- * triggers (with their stamps), the active bit set, key versions and last writers. Owned by the run's
- * loop; plain arrays so that it can be checkpointed.
+ * The scheduler's position in a run: execution counts, what runs, what is ready, the tokens waiting on each input
+ * channel (`docs/semantics.md` §4–5), the active bit set, key versions and last writers. Owned by the holder of
+ * the drive right; plain arrays so that it can be checkpointed.
  */
-internal class Position(private val size: Int, input: State) {
+internal class Position(private val size: Int, input: State, private val channels: InputChannels) {
     val counts = IntArray(size)
     val running = arrayOfNulls<Execution>(size)
     var runningCount = 0
@@ -30,9 +30,13 @@ internal class Position(private val size: Int, input: State) {
     var readyCount = 0
         private set
 
-    /** The stamp of the first pending trigger of each node, or -1. */
-    val stamps = LongArray(size) { -1 }
-    private var nextStamp = 0L
+    /** The tokens waiting on each input channel. */
+    val tokens = IntArray(channels.count)
+
+    /** For each node, how many of its channels hold a token (the node holds a trigger when this is positive). */
+    private val held = IntArray(size)
+
+    /** The nodes holding a trigger, in the order they came to hold one. */
     private val triggered = IntArray(size)
     private var triggeredCount = 0
 
@@ -66,48 +70,77 @@ internal class Position(private val size: Int, input: State) {
         refresh(i)
     }
 
-    fun trigger(i: Int) {
-        if (stamps[i] >= 0) return
-        stamps[i] = nextStamp++
-        triggered[triggeredCount++] = i
-        setActive(i, true)
+    /** Puts a token on [channel], an input channel of node [i]. */
+    fun trigger(i: Int, channel: Int) {
+        if (tokens[channel]++ == 0 && held[i]++ == 0) {
+            triggered[triggeredCount++] = i
+            setActive(i, true)
+        }
     }
 
-    /** Makes ready every triggered node that is idle and has nothing active upstream, in stamp order. */
-    fun promote(topology: Topology) {
+    /**
+     * Makes ready every node holding a trigger that is idle and whose empty channels are all settled, taking one
+     * token from each of its non-empty channels; nodes are examined in the order they came to hold a trigger. One
+     * pass suffices: a node made ready was active already, so no other node's channels become settled by it.
+     */
+    fun promote() {
         var kept = 0
         for (r in 0 until triggeredCount) {
             val t = triggered[r]
-            if (running[t] == null && !isReady[t] && !blocked(topology.upstream[t])) {
-                stamps[t] = -1
+            if (running[t] == null && !isReady[t] && settled(t)) {
+                take(t)
                 markReady(t)
-            } else {
-                triggered[kept++] = t
+                if (held[t] == 0) continue
             }
+            triggered[kept++] = t
         }
         triggeredCount = kept
     }
 
-    /** When nothing runs and nothing is ready, makes the earliest-triggered node ready; false when none. */
+    /**
+     * When nothing runs and nothing is ready but nodes hold triggers (they wait for each other around a cycle), makes
+     * the one declared first ready; false when no node holds a trigger.
+     */
     fun fallback(): Boolean {
         if (triggeredCount == 0) return false
-        val t = triggered[0]
-        triggered.copyInto(triggered, 0, 1, triggeredCount)
-        triggeredCount--
-        stamps[t] = -1
+        var first = 0
+        for (r in 1 until triggeredCount) if (triggered[r] < triggered[first]) first = r
+        val t = triggered[first]
+        take(t)
         markReady(t)
+        if (held[t] == 0) {
+            triggered.copyInto(triggered, first, first + 1, triggeredCount)
+            triggeredCount--
+        }
         return true
     }
 
     /** The number of nodes holding a trigger. */
     val pendingTriggers: Int get() = triggeredCount
 
-    private fun blocked(upstream: LongArray): Boolean {
-        for (w in upstream.indices) if (upstream[w] and active[w] != 0L) return true
+    /** Whether every empty input channel of [t] is settled: none of its feeders is active. */
+    private fun settled(t: Int): Boolean {
+        val start = channels.start
+        for (c in start[t] until start[t + 1]) {
+            if (tokens[c] == 0 && intersects(channels.feeders[c])) return false
+        }
+        return true
+    }
+
+    /** Takes one token from every non-empty input channel of [t]. */
+    private fun take(t: Int) {
+        val start = channels.start
+        for (c in start[t] until start[t + 1]) {
+            if (tokens[c] > 0 && --tokens[c] == 0) held[t]--
+        }
+    }
+
+    private fun intersects(bits: LongArray): Boolean {
+        for (w in bits.indices) if (bits[w] and active[w] != 0L) return true
         return false
     }
 
-    private fun refresh(i: Int) = setActive(i, running[i] != null || isReady[i] || stamps[i] >= 0)
+    private fun refresh(i: Int) = setActive(i, running[i] != null || isReady[i] || held[i] > 0)
 
     private fun setActive(i: Int, on: Boolean) {
         val w = i ushr 6
@@ -121,23 +154,21 @@ internal class Position(private val size: Int, input: State) {
     /** The ready nodes in queue order. */
     fun readyNodes(): IntArray = IntArray(readyCount) { readyQueue[(readyHead + it) % size] }
 
-    /** The nodes holding a trigger, in stamp order. */
+    /** The nodes holding a trigger, in the order they came to hold one. */
     fun triggeredNodes(): IntArray = triggered.copyOf(triggeredCount)
 
-    /** The stamp the next trigger gets. */
-    val stampCounter: Long get() = nextStamp
-
-    /** Puts back a position read from a checkpoint. */
-    fun restore(counts: IntArray, totalExecutions: Int, version: Long, triggers: List<Pair<Int, Long>>, nextStamp: Long, ready: List<Int>) {
+    /**
+     * Puts back a position read from a checkpoint; [tokens] lists (node, channel, count) with the nodes in the order
+     * they came to hold a trigger.
+     */
+    fun restore(counts: IntArray, totalExecutions: Int, version: Long, tokens: List<Triple<Int, Int, Int>>, ready: List<Int>) {
         counts.copyInto(this.counts)
         this.totalExecutions = totalExecutions
         this.version = version
-        for ((node, stamp) in triggers.sortedBy { it.second }) {
-            stamps[node] = stamp
-            triggered[triggeredCount++] = node
-            setActive(node, true)
+        for ((node, channel, count) in tokens) {
+            if (count <= 0) continue
+            repeat(count) { trigger(node, channel) }
         }
-        this.nextStamp = nextStamp
         ready.forEach { markReady(it) }
     }
 }

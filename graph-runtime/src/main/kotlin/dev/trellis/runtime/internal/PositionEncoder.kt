@@ -2,6 +2,7 @@ package dev.trellis.runtime.internal
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.graph.Topology
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.persistence.FORMAT_VERSION
 import dev.trellis.runtime.persistence.InterruptData
@@ -61,8 +62,7 @@ internal object PositionEncoder {
             lastWriters = writers,
             version = position.version,
             nodes = nodes,
-            triggers = position.triggeredNodes().map { TriggerData(topology.nodes[it].id, position.stamps[it]) },
-            nextStamp = position.stampCounter,
+            triggers = triggers(topology, position),
             ready = readyIds(graph, position, rerun),
             totalExecutions = finishedExecutions(position, rerun),
             interrupts = interrupts.map { InterruptData(it.node.id, it.interruptPayload ?: "") },
@@ -130,14 +130,14 @@ internal object PositionEncoder {
             out.appendJson(topology.nodes[n].id).append(":{\"count\":").append(finished).append(",\"status\":").appendJson(nodeStatus[n].name).append('}')
         }
         out.append("},\"triggers\":[")
-        val triggered = position.triggeredNodes()
-        for (i in triggered.indices) {
+        val triggers = triggers(topology, position)
+        for (i in triggers.indices) {
             if (i > 0) out.append(',')
-            val t = triggered[i]
-            out.append("{\"node\":").appendJson(topology.nodes[t].id).append(",\"stamp\":").append(position.stamps[t]).append('}')
+            val t = triggers[i]
+            out.append("{\"node\":").appendJson(t.node).append(",\"stamp\":").append(t.stamp)
+                .append(",\"from\":").appendJson(t.from!!).append(",\"tokens\":").append(t.tokens).append('}')
         }
-        out.append("],\"nextStamp\":").append(position.stampCounter)
-        out.append(",\"ready\":[")
+        out.append("],\"ready\":[")
         val ready = readyIds(graph, position, rerun)
         for (i in ready.indices) {
             if (i > 0) out.append(',')
@@ -177,6 +177,20 @@ internal object PositionEncoder {
         for (i in rerun.indices) if (rerun[i]) ready += nodes[i].id
         for (i in position.readyNodes()) if (!rerun[i]) ready += nodes[i].id
         return ready
+    }
+
+    /** The tokens waiting on each input channel, nodes in the order they came to hold a trigger (the stamp). */
+    private fun triggers(topology: Topology, position: Position): List<TriggerData> {
+        val channels = topology.channels
+        val triggered = position.triggeredNodes()
+        val result = ArrayList<TriggerData>(triggered.size)
+        for ((order, t) in triggered.withIndex()) {
+            for (c in channels.start[t] until channels.start[t + 1]) {
+                val count = position.tokens[c]
+                if (count > 0) result += TriggerData(topology.nodes[t].id, order.toLong(), topology.nodes[channels.source[c]].id, count)
+            }
+        }
+        return result
     }
 }
 

@@ -33,7 +33,8 @@ internal class PositionData(
     val version: Long,
     val nodes: Map<String, NodeData> = emptyMap(),
     val triggers: List<TriggerData> = emptyList(),
-    val nextStamp: Long,
+    /** Written by the first checkpoint format (trigger stamps); read and ignored. */
+    val nextStamp: Long = 0,
     val ready: List<String> = emptyList(),
     val totalExecutions: Int,
     val interrupts: List<InterruptData> = emptyList(),
@@ -46,8 +47,13 @@ internal class WriteData(val key: String, val value: JsonElement)
 @Serializable
 internal class NodeData(val count: Int, val status: String)
 
+/**
+ * [tokens] waiting on the input channel from node [from] to node [node]; [stamp] orders the nodes by when they came
+ * to hold a trigger. The first format stored neither [from] nor [tokens]: such a trigger is one token on the node's
+ * first channel.
+ */
 @Serializable
-internal class TriggerData(val node: String, val stamp: Long)
+internal class TriggerData(val node: String, val stamp: Long, val from: String? = null, val tokens: Int = 1)
 
 @Serializable
 internal class InterruptData(val node: String, val payload: String)

@@ -74,7 +74,6 @@ class PersistenceDocsTest {
                 "lastWriters": {"draft": "write"},
                 "version": 1,
                 "nodes": {"write": {"count": 1, "status": "COMPLETED"}, "approve": {"count": 0, "status": "INTERRUPTED"}},
-                "nextStamp": 1,
                 "ready": ["approve"],
                 "totalExecutions": 1,
                 "interrupts": [{"node": "approve", "payload": "Send this draft? Dear customer, …"}]

@@ -6,7 +6,8 @@ import kotlin.random.Random
 
 /**
  * A random graph for the property tests: nodes `0 until size` (node `i` is called `n<i>`), edges, the
- * duration of each execution, and the execution at which a node fails.
+ * duration of each attempt, how many attempts of each execution fail and are retried, and the execution at
+ * which a node fails for good.
  *
  * Node `i` writes, on each successful execution: its own counter `c<i>` = its execution count, `i + 1`
  * to a sum-reducer key and `i` to an append-reducer key. Conditions and selectors read only the
@@ -22,22 +23,38 @@ class GraphSpec(
     val failAt: List<Int>,
     val maxConcurrency: Int,
     val maxNodeExecutions: Int,
+    /** Per node, how many attempts of every execution fail and are retried (after [RETRY_DELAY]) before the last one. */
+    val flaky: List<Int> = List(size) { 0 },
 ) {
+    /** The duration of each attempt of [execution] of [node]. */
     fun duration(node: Int, execution: Int): Int = durations[node][(execution - 1) % durations[node].size]
 
     val isDag: Boolean get() = edges.all { e -> e.targets.all { it < 0 || it > e.from } }
 
-    fun withDurations(random: Random): GraphSpec =
-        GraphSpec(size, entries, edges, List(size) { randomDurations(random) }, failAt, maxConcurrency, maxNodeExecutions)
+    fun copy(
+        edges: List<EdgeSpec> = this.edges,
+        durations: List<List<Int>> = this.durations,
+        failAt: List<Int> = this.failAt,
+        maxConcurrency: Int = this.maxConcurrency,
+        flaky: List<Int> = this.flaky,
+    ): GraphSpec = GraphSpec(size, entries, edges, durations, failAt, maxConcurrency, maxNodeExecutions, flaky)
 
-    fun withoutFailures(): GraphSpec =
-        GraphSpec(size, entries, edges, durations, List(size) { 0 }, maxConcurrency, maxNodeExecutions)
+    /** The same graph with new durations (a re-timing). */
+    fun withDurations(random: Random): GraphSpec = copy(durations = List(size) { randomDurations(random) })
+
+    fun withoutFailures(): GraphSpec = copy(failAt = List(size) { 0 })
+
+    /** Whether every node is reachable from the entries (what `build()` requires). */
+    val isValid: Boolean get() = reachable(size, entries, edges).size == size
 
     override fun toString(): String =
         "GraphSpec(size=$size, entries=$entries, maxConcurrency=$maxConcurrency, maxNodeExecutions=$maxNodeExecutions,\n" +
-            "  edges=$edges,\n  durations=$durations,\n  failAt=$failAt)"
+            "  edges=$edges,\n  durations=$durations,\n  failAt=$failAt, flaky=$flaky)"
 
     companion object {
+        /** The delay before a retried attempt (virtual ms). */
+        const val RETRY_DELAY: Long = 3
+
         fun randomDurations(random: Random): List<Int> = List(3) { random.nextInt(1, 20) }
 
         fun generate(random: Random, maxNodeExecutions: Int = 200, failures: Boolean = true): GraphSpec {
@@ -78,10 +95,11 @@ class GraphSpec(
                 failAt = List(n) { if (failures && random.nextInt(7) == 0) random.nextInt(1, 4) else 0 },
                 maxConcurrency = listOf(1, 2, Int.MAX_VALUE, Int.MAX_VALUE, Int.MAX_VALUE).random(random),
                 maxNodeExecutions = maxNodeExecutions,
+                flaky = List(n) { if (random.nextInt(5) == 0) random.nextInt(1, 3) else 0 },
             )
         }
 
-        private fun reachable(n: Int, from: List<Int>, edges: List<EdgeSpec>): Set<Int> {
+        internal fun reachable(n: Int, from: List<Int>, edges: List<EdgeSpec>): Set<Int> {
             val seen = from.toMutableSet()
             val stack = ArrayDeque(from)
             while (stack.isNotEmpty()) {
@@ -91,9 +109,9 @@ class GraphSpec(
             return seen
         }
 
-        /** Random graphs of 2–10 nodes, DAGs and cyclic graphs alike. */
+        /** Random graphs of 2–10 nodes, DAGs and cyclic graphs alike, shrunk by [GraphSpecShrinker] when a check fails. */
         fun arb(maxNodeExecutions: Int = 200, failures: Boolean = true): Arb<GraphSpec> =
-            arbitrary { rs -> generate(rs.random, maxNodeExecutions, failures) }
+            arbitrary(GraphSpecShrinker) { rs -> generate(rs.random, maxNodeExecutions, failures) }
     }
 }
 

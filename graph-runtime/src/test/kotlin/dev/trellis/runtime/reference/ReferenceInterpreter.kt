@@ -5,11 +5,14 @@ import java.util.PriorityQueue
 
 /**
  * A small sequential interpreter of `docs/semantics.md` §4–7, written from the contract (not from the
- * engine) as a discrete-event simulation in virtual time.
+ * engine) as a discrete-event simulation in virtual time, with plain collections and no bit tricks.
  *
- * Executions finish at `start + duration`; simultaneous finishes are handled in start order. After each
- * finish: merge, decide edges (leaving stamped triggers), promote. Ready nodes start in the order they
- * became ready, up to the concurrency limit; when nothing runs or is ready, the earliest trigger falls back.
+ * Every wait (an attempt's duration, a retry's delay) is an event at `now + length`; events at the same instant are
+ * handled in the order their waits began, as a virtual-time dispatcher resumes coroutines (without retries: in
+ * start order). An attempt that fails while retries remain schedules the retry's delay, then the next attempt. After each finish: merge, decide edges (one token per target on the channel
+ * source → target), promote (in the order nodes came to hold a trigger). Ready nodes start in the order they became
+ * ready, up to the concurrency limit; when nothing runs or is ready, the first declared node holding a trigger
+ * falls back.
  */
 object ReferenceInterpreter {
     class Outcome(
@@ -18,64 +21,71 @@ object ReferenceInterpreter {
         val error: String?,
         val statuses: List<Status>,
         val counts: List<Int>,
+        /** Attempts per node, retries included. */
+        val attempts: List<Int>,
         val sum: Int,
         /** The append-reducer key, sorted (compared as a multiset). */
         val log: List<Int>,
-        /** Triggers left when the run ended (dropped when it failed). */
-        val triggersLeft: Int,
-        /** Whether a fallback had to choose between several nodes holding triggers. */
-        val choseInFallback: Boolean,
+        /** Tokens left when the run ended (dropped when it failed). */
+        val tokensLeft: Int,
+        /** How many times the fallback made a node ready. */
+        val fallbacks: Int,
     ) {
+        /** What must not depend on durations when the run completes. */
+        val plan: List<Any> get() = listOf(status, statuses, counts, attempts, sum, log)
+
         override fun toString(): String =
-            "Outcome($status, error=$error, statuses=$statuses, counts=$counts, sum=$sum, choseInFallback=$choseInFallback)"
+            "Outcome($status, error=$error, statuses=$statuses, counts=$counts, attempts=$attempts, sum=$sum, fallbacks=$fallbacks)"
     }
 
-    private class Running(val node: Int, val execution: Int, val finish: Long, val order: Long)
+    /** A wait that ends at [at]: attempt [attempt] of [execution] of [node] ends, or (when [retry]) its delay before it. */
+    private class Wait(val node: Int, val execution: Int, val attempt: Int, val retry: Boolean, val at: Long, val order: Long)
 
-    fun run(spec: GraphSpec): Outcome {
+    /**
+     * Runs [spec]. With [coalesce], a channel holds at most one token (a second trigger from the same source falls
+     * together with the first): a mutant of the rule whose counts depend on durations, used to show that the
+     * property tests can tell.
+     */
+    fun run(spec: GraphSpec, coalesce: Boolean = false): Outcome {
         val n = spec.size
-        val upstream = Array(n) { upstreamOf(spec, it) }
+        val successors = List(n) { m -> spec.edges.filter { it.from == m }.flatMap { it.targets }.filter { it >= 0 }.toSet() }
+        val inputs = List(n) { t -> (0 until n).filter { t in successors[it] } }
+        val feeders = List(n) { t -> inputs[t].associateWith { m -> if (m == t) emptySet() else reaching(m, avoiding = t, successors) } }
+        val tokens = List(n) { t -> inputs[t].associateWith { 0 }.toMutableMap() }
+        val holding = ArrayList<Int>() // nodes holding a trigger, in the order they came to hold one
         val counts = IntArray(n)
+        val attempts = IntArray(n)
         val statuses = Array(n) { Status.PENDING }
-        val stamps = LongArray(n) { -1 }
-        var nextStamp = 0L
         val ready = ArrayDeque<Int>()
-        val isReady = BooleanArray(n)
         val running = BooleanArray(n)
         var runningCount = 0
-        val finishing = PriorityQueue<Running>(compareBy<Running>({ it.finish }, { it.order }))
+        val waits = PriorityQueue<Wait>(compareBy<Wait>({ it.at }, { it.order }))
         var now = 0L
         var order = 0L
         var total = 0
         var error: String? = null
         val log = ArrayList<Int>()
-        var chose = false
+        var fallbacks = 0
 
-        fun makeReady(t: Int) {
-            if (!isReady[t]) {
-                isReady[t] = true
-                ready.addLast(t)
+        fun holds(t: Int) = tokens[t].values.any { it > 0 }
+        fun active(m: Int) = running[m] || m in ready || holds(m)
+        fun settled(t: Int, m: Int) = tokens[t].getValue(m) == 0 && feeders[t].getValue(m).none(::active)
+        fun take(t: Int) {
+            for (m in inputs[t]) if (tokens[t].getValue(m) > 0) tokens[t][m] = tokens[t].getValue(m) - 1
+            ready.addLast(t)
+            if (!holds(t)) holding.remove(t)
+        }
+        fun promote() {
+            for (t in holding.toList()) {
+                if (running[t] || t in ready) continue
+                if (inputs[t].all { m -> tokens[t].getValue(m) > 0 || settled(t, m) }) take(t)
             }
         }
-        fun active(m: Int) = running[m] || isReady[m] || stamps[m] >= 0
-        fun promote() {
-            do {
-                var changed = false
-                for (t in (0 until n).filter { stamps[it] >= 0 }.sortedBy { stamps[it] }) {
-                    if (running[t] || isReady[t]) continue
-                    if ((0 until n).any { upstream[t][it] && active(it) }) continue
-                    stamps[t] = -1
-                    makeReady(t)
-                    changed = true
-                }
-            } while (changed)
-        }
 
-        spec.entries.forEach { makeReady(it) }
+        spec.entries.distinct().forEach { ready.addLast(it) }
         while (true) {
             while (error == null && ready.isNotEmpty() && runningCount < spec.maxConcurrency) {
                 val t = ready.removeFirst()
-                isReady[t] = false
                 if (total >= spec.maxNodeExecutions) {
                     error = "limit"
                     break
@@ -85,23 +95,29 @@ object ReferenceInterpreter {
                 running[t] = true
                 runningCount++
                 statuses[t] = Status.EXECUTING
-                finishing += Running(t, counts[t], now + spec.duration(t, counts[t]), order++)
+                waits += Wait(t, counts[t], 1, retry = false, at = now + spec.duration(t, counts[t]), order = order++)
             }
             if (runningCount == 0) {
-                val holding = (0 until n).filter { stamps[it] >= 0 }
                 if (error == null && holding.isNotEmpty()) {
-                    if (holding.size > 1) chose = true
-                    val t = holding.minBy { stamps[it] }
-                    stamps[t] = -1
-                    makeReady(t)
+                    fallbacks++
+                    take(holding.min())
                     continue
                 }
                 break
             }
-            val done = finishing.poll()
-            now = done.finish
+            val done = waits.poll()
+            now = done.at
+            if (done.retry) {
+                waits += Wait(done.node, done.execution, done.attempt, retry = false, at = now + spec.duration(done.node, done.execution), order = order++)
+                continue
+            }
+            if (done.attempt <= spec.flaky[done.node]) {
+                waits += Wait(done.node, done.execution, done.attempt + 1, retry = true, at = now + GraphSpec.RETRY_DELAY, order = order++)
+                continue
+            }
             running[done.node] = false
             runningCount--
+            attempts[done.node] += done.attempt
             if (done.execution == spec.failAt[done.node]) {
                 statuses[done.node] = Status.FAILED
                 if (error == null) error = "node ${done.node}"
@@ -109,67 +125,40 @@ object ReferenceInterpreter {
                 statuses[done.node] = Status.COMPLETED
                 log += done.node
                 if (error == null) {
-                    for (edge in spec.edges) {
-                        if (edge.from != done.node) continue
-                        for (target in edge.decide(counts[done.node])) {
-                            if (target >= 0 && stamps[target] < 0) stamps[target] = nextStamp++
-                        }
+                    val targets = spec.edges.filter { it.from == done.node }.flatMap { it.decide(counts[done.node]) }
+                    for (target in targets.filter { it >= 0 }.distinct()) {
+                        val before = tokens[target].getValue(done.node)
+                        if (!holds(target)) holding += target
+                        tokens[target][done.node] = if (coalesce) 1 else before + 1
                     }
                 }
             }
             if (error == null) promote()
         }
-        val left = (0 until n).count { stamps[it] >= 0 }
-        check(error != null || left == 0) { "the reference ended a completed run with $left triggers pending" }
+        val left = (0 until n).sumOf { t -> tokens[t].values.sum() }
+        check(error != null || left == 0) { "the reference ended a completed run with $left tokens waiting" }
         return Outcome(
             status = if (error == null) Status.COMPLETED else Status.FAILED,
             error = error,
             statuses = statuses.toList(),
             counts = counts.toList(),
+            attempts = attempts.toList(),
             sum = log.sumOf { it + 1 },
             log = log.sorted(),
-            triggersLeft = left,
-            choseInFallback = chose,
+            tokensLeft = left,
+            fallbacks = fallbacks,
         )
     }
 
-    /**
-     * The nodes that reach [n] along forward edges without passing through [n]; forward edges are all edges but
-     * the back edges of a depth-first walk from the entry points, successors in declaration order.
-     */
-    fun upstreamOf(spec: GraphSpec, n: Int): BooleanArray {
-        val back = backEdges(spec)
-        val result = BooleanArray(spec.size)
-        val stack = ArrayDeque<Int>()
-        fun predecessors(m: Int) = (0 until spec.size).filter { p -> m in successors(spec, p) && (p to m) !in back }
-        predecessors(n).filter { it != n }.forEach { stack.addLast(it) }
+    /** The nodes that reach [m] without passing through [avoiding], [m] included. */
+    private fun reaching(m: Int, avoiding: Int, successors: List<Set<Int>>): Set<Int> {
+        val seen = HashSet<Int>()
+        val stack = ArrayDeque(listOf(m))
         while (stack.isNotEmpty()) {
-            val m = stack.removeLast()
-            if (m == n || result[m]) continue
-            result[m] = true
-            predecessors(m).filter { it != n }.forEach { stack.addLast(it) }
+            val x = stack.removeLast()
+            if (x == avoiding || !seen.add(x)) continue
+            for (p in successors.indices) if (x in successors[p]) stack.addLast(p)
         }
-        return result
-    }
-
-    private fun successors(spec: GraphSpec, m: Int): List<Int> =
-        spec.edges.filter { it.from == m }.flatMap { it.targets }.filter { it >= 0 }.distinct()
-
-    /** Edges to a node that is still being visited by a recursive depth-first walk: they close a cycle. */
-    fun backEdges(spec: GraphSpec): Set<Pair<Int, Int>> {
-        val state = IntArray(spec.size)
-        val back = HashSet<Pair<Int, Int>>()
-        fun visit(m: Int) {
-            state[m] = 1
-            for (s in successors(spec, m)) {
-                when (state[s]) {
-                    0 -> visit(s)
-                    1 -> back += m to s
-                }
-            }
-            state[m] = 2
-        }
-        spec.entries.distinct().forEach { if (state[it] == 0) visit(it) }
-        return back
+        return seen
     }
 }

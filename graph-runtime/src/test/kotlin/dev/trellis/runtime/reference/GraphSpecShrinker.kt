@@ -1,0 +1,21 @@
+package dev.trellis.runtime.reference
+
+import io.kotest.property.Shrinker
+
+/**
+ * Shrinks a failing [GraphSpec] towards a smaller one that still fails: fewer edges (keeping every node
+ * reachable), no failures, no retries, no concurrency limit, unit durations. kotest applies it repeatedly.
+ */
+object GraphSpecShrinker : Shrinker<GraphSpec> {
+    override fun shrink(value: GraphSpec): List<GraphSpec> {
+        val candidates = ArrayList<GraphSpec>()
+        for (i in value.edges.indices) candidates += value.copy(edges = value.edges.filterIndexed { j, _ -> j != i })
+        if (value.failAt.any { it != 0 }) candidates += value.withoutFailures()
+        if (value.flaky.any { it != 0 }) candidates += value.copy(flaky = List(value.size) { 0 })
+        if (value.maxConcurrency != Int.MAX_VALUE) candidates += value.copy(maxConcurrency = Int.MAX_VALUE)
+        if (value.durations.any { d -> d.any { it != 1 } }) {
+            candidates += value.copy(durations = value.durations.map { d -> d.map { (it + 1) / 2 } })
+        }
+        return candidates.filter { it.isValid }
+    }
+}
