@@ -1,5 +1,6 @@
 package dev.trellis.runtime.persistence
 
+import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.InMemoryCheckpointStore
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
@@ -14,6 +15,7 @@ import io.kotest.matchers.string.shouldContain
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.test.runTest
 import org.junit.jupiter.api.Test
+import java.time.Instant
 
 /** Tokens waiting on a channel survive a checkpoint: each one still becomes an execution after resume. */
 class ChannelTokensCheckpointTest {
@@ -51,5 +53,28 @@ class ChannelTokensCheckpointTest {
         done.status shouldBe Status.COMPLETED
         done.node("notify").executions shouldBe 3
         done.node("plan").executions shouldBe 3
+    }
+
+    @Test
+    fun `a checkpoint of the first format, one trigger per node without its source, still resumes`() = runTest {
+        val store = InMemoryCheckpointStore()
+        val options = virtualTime().let { RunOptions(runId = "first-format", checkpointing = Checkpointing(store), dispatcher = it.dispatcher, timeSource = it.timeSource) }
+        graph.invoke(options = options).status shouldBe Status.INTERRUPTED
+        val latest = store.latest("first-format")!!
+        // What the first format wrote: a stamp per triggered node and the next stamp, no channel and no count.
+        val firstFormat = latest.payload
+            .replace("\"triggers\":[{\"node\":\"notify\",\"stamp\":0,\"from\":\"plan\",\"tokens\":2}]", "\"triggers\":[{\"node\":\"notify\",\"stamp\":4}],\"nextStamp\":5")
+        (firstFormat != latest.payload) shouldBe true
+        val lease = store.claim("first-format", "first-format-writer")
+        store.append(
+            lease,
+            CheckpointRecord("first-format", latest.sequence + 1, latest.sequence, graph.id, 1, Instant.now(), "INTERRUPTED", CheckpointRecord.Kind.FULL, firstFormat),
+        )
+        store.release(lease)
+
+        val done = graph.resume("first-format", options, answer = "yes")
+        done.status shouldBe Status.COMPLETED
+        // The interrupted execution re-runs, and the one stored trigger is one more execution.
+        done.node("notify").executions shouldBe 2
     }
 }
