@@ -92,6 +92,9 @@ class SchedulerPropertyTest {
     private fun compare(expected: ReferenceInterpreter.Outcome, actual: RunResult, spec: GraphSpec, whatFor: String) {
         withClue("$whatFor\n$spec\nreference: $expected\nengine: $actual\n${actual.nodes.values.joinToString("\n")}") {
             actual.status shouldBe expected.status
+            // A failed run with waits ending at the same instant: how far the others got depends on the order in which the
+            // virtual-time dispatcher resumes them, which the contract leaves open (§5 "Determinism").
+            if (expected.status == Status.FAILED && expected.tied) return@withClue
             errorOf(actual) shouldBe expected.error
             (0 until spec.size).map { actual.node("n$it").status } shouldBe expected.statuses
             (0 until spec.size).map { actual.node("n$it").executions } shouldBe expected.counts

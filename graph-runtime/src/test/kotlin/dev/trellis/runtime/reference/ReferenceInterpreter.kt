@@ -30,12 +30,18 @@ object ReferenceInterpreter {
         val tokensLeft: Int,
         /** How many times the fallback made a node ready. */
         val fallbacks: Int,
+        /**
+         * Whether two waits ended at the same instant. Their order is then the order their waits began, which for a
+         * failed run decides what else had started when it failed: a detail of the virtual-time dispatcher rather than of
+         * the contract.
+         */
+        val tied: Boolean,
     ) {
         /** What must not depend on durations when the run completes. */
         val plan: List<Any> get() = listOf(status, statuses, counts, attempts, sum, log)
 
         override fun toString(): String =
-            "Outcome($status, error=$error, statuses=$statuses, counts=$counts, attempts=$attempts, sum=$sum, fallbacks=$fallbacks)"
+            "Outcome($status, error=$error, statuses=$statuses, counts=$counts, attempts=$attempts, sum=$sum, fallbacks=$fallbacks, tied=$tied)"
     }
 
     /** A wait that ends at [at]: attempt [attempt] of [execution] of [node] ends, or (when [retry]) its delay before it. */
@@ -66,6 +72,7 @@ object ReferenceInterpreter {
         var error: String? = null
         val log = ArrayList<Int>()
         var fallbacks = 0
+        var tied = false
 
         fun holds(t: Int) = tokens[t].values.any { it > 0 }
         fun active(m: Int) = running[m] || m in ready || holds(m)
@@ -106,6 +113,7 @@ object ReferenceInterpreter {
                 break
             }
             val done = waits.poll()
+            if (waits.peek()?.at == done.at) tied = true
             now = done.at
             if (done.retry) {
                 waits += Wait(done.node, done.execution, done.attempt, retry = false, at = now + spec.duration(done.node, done.execution), order = order++)
@@ -147,6 +155,7 @@ object ReferenceInterpreter {
             log = log.sorted(),
             tokensLeft = left,
             fallbacks = fallbacks,
+            tied = tied,
         )
     }
 
