@@ -1,8 +1,8 @@
 package dev.trellis.runtime.persistence
 
 import dev.trellis.checkpoint.CheckpointStore
-import dev.trellis.checkpoint.PostgresCheckpointStore
-import dev.trellis.checkpoint.SqliteCheckpointStore
+import dev.trellis.checkpoint.postgres.PostgresCheckpointStore
+import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore
 import dev.trellis.testing.TestPostgres
 import java.nio.file.Files
 import java.nio.file.Path

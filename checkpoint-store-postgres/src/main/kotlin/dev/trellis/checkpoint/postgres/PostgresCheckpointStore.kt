@@ -1,7 +1,8 @@
-package dev.trellis.checkpoint
+package dev.trellis.checkpoint.postgres
 
-import dev.trellis.checkpoint.internal.JdbcCheckpointStore
-import dev.trellis.checkpoint.internal.PostgresEngine
+import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.jdbc.JdbcCheckpointStore
+import dev.trellis.checkpoint.postgres.internal.PostgresEngine
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
 import java.time.Clock

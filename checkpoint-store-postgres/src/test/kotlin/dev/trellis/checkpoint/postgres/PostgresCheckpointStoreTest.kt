@@ -1,5 +1,10 @@
-package dev.trellis.checkpoint
+package dev.trellis.checkpoint.postgres
 
+import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.CheckpointStoreContract
+import dev.trellis.checkpoint.FencedOutException
+import dev.trellis.checkpoint.RunOwnedException
+import dev.trellis.checkpoint.checkpoint
 import dev.trellis.testing.TestClock
 import dev.trellis.testing.TestPostgres
 import io.kotest.assertions.throwables.shouldThrow

@@ -1,5 +1,11 @@
-package dev.trellis.checkpoint
+package dev.trellis.checkpoint.sqlite
 
+import dev.trellis.checkpoint.CheckpointRecord
+import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.CheckpointStoreContract
+import dev.trellis.checkpoint.FencedOutException
+import dev.trellis.checkpoint.RunOwnedException
+import dev.trellis.checkpoint.checkpoint
 import dev.trellis.testing.TestClock
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.assertions.withClue

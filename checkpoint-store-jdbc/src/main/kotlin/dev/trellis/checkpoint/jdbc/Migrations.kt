@@ -1,5 +1,6 @@
-package dev.trellis.checkpoint.internal
+package dev.trellis.checkpoint.jdbc
 
+import dev.trellis.graph.InternalTrellisApi
 import java.sql.Connection
 import java.time.Instant
 
@@ -7,7 +8,8 @@ import java.time.Instant
  * The versions of the store's tables. Each entry brings the tables from the previous version to its own; applied
  * versions are recorded in `trellis_schema_version`. Append new versions, never edit old ones.
  */
-internal object Migrations {
+@InternalTrellisApi
+public object Migrations {
     private val versions: List<(runs: String, checkpoints: String) -> List<String>> = listOf(
         { runs, checkpoints ->
             listOf(
@@ -44,13 +46,13 @@ internal object Migrations {
     )
 
     /** The newest version; a database recording a newer one was written by a newer Trellis. */
-    val latest: Int get() = versions.size
+    public val latest: Int get() = versions.size
 
     /**
      * Brings the tables up to [latest] inside the caller's transaction, which must already exclude concurrent
      * migrators (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: an advisory lock).
      */
-    fun migrate(connection: Connection, versionTable: String, runs: String, checkpoints: String, description: String) {
+    public fun migrate(connection: Connection, versionTable: String, runs: String, checkpoints: String, description: String) {
         connection.createStatement().use {
             it.execute(
                 "CREATE TABLE IF NOT EXISTS $versionTable (version INTEGER NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL)",

@@ -1,5 +1,8 @@
-package dev.trellis.checkpoint.internal
+package dev.trellis.checkpoint.postgres.internal
 
+import dev.trellis.checkpoint.jdbc.JdbcEngine
+import dev.trellis.checkpoint.jdbc.Migrations
+import dev.trellis.checkpoint.jdbc.inTransaction
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock

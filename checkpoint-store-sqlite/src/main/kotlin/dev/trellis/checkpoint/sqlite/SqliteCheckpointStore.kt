@@ -1,7 +1,8 @@
-package dev.trellis.checkpoint
+package dev.trellis.checkpoint.sqlite
 
-import dev.trellis.checkpoint.internal.JdbcCheckpointStore
-import dev.trellis.checkpoint.internal.SqliteEngine
+import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.jdbc.JdbcCheckpointStore
+import dev.trellis.checkpoint.sqlite.internal.SqliteEngine
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
 import java.nio.file.Path

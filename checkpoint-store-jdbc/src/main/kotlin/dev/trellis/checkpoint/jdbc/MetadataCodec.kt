@@ -1,4 +1,4 @@
-package dev.trellis.checkpoint.internal
+package dev.trellis.checkpoint.jdbc
 
 import kotlinx.serialization.builtins.MapSerializer
 import kotlinx.serialization.builtins.serializer

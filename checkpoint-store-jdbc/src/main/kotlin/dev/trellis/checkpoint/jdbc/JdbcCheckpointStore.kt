@@ -1,4 +1,4 @@
-package dev.trellis.checkpoint.internal
+package dev.trellis.checkpoint.jdbc
 
 import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.CheckpointRef
@@ -6,6 +6,10 @@ import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.checkpoint.CheckpointStoreException
 import dev.trellis.checkpoint.Lease
 import dev.trellis.checkpoint.RunInfo
+import dev.trellis.checkpoint.internal.PruneEntry
+import dev.trellis.checkpoint.internal.RunRow
+import dev.trellis.checkpoint.internal.StoreRules
+import dev.trellis.graph.InternalTrellisApi
 import java.sql.Connection
 import java.sql.ResultSet
 import java.sql.SQLException
@@ -17,9 +21,10 @@ import java.time.Instant
 /**
  * The [CheckpointStore] rules in SQL, shared by the SQLite and PostgreSQL stores. Every write locks the run's row
  * first (the engine's [JdbcEngine.lockRow]; SQLite's `BEGIN IMMEDIATE` locks the whole file), so check and write
- * happen in one transaction.
+ * happen in one transaction. The public stores delegate to it; applications use those, not this class.
  */
-internal class JdbcCheckpointStore(
+@InternalTrellisApi
+public class JdbcCheckpointStore(
     private val engine: JdbcEngine,
     private val clock: Clock,
     private val leaseDuration: Duration,
