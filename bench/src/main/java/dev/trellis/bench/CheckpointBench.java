@@ -1,7 +1,7 @@
 package dev.trellis.bench;
 
 import dev.trellis.checkpoint.InMemoryCheckpointStore;
-import dev.trellis.checkpoint.SqliteCheckpointStore;
+import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore;
 import dev.trellis.graph.Graph;
 import dev.trellis.graph.State;
 import dev.trellis.runtime.Checkpointing;

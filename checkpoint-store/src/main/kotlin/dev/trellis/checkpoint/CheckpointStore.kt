@@ -9,8 +9,10 @@ package dev.trellis.checkpoint
  * the checkpoint's sequence is the next one; a process whose lease was taken over gets [FencedOutException] and
  * must stop. Readers ([latest], [get], [history], [runs]) need no lease.
  *
- * Implementations: [InMemoryCheckpointStore] (tests, single process), [SqliteCheckpointStore] (the embedded
- * default; several processes may share the file) and [PostgresCheckpointStore] (shared use by many workers).
+ * Implementations: [InMemoryCheckpointStore] (tests, single process; in this module),
+ * `dev.trellis.checkpoint.sqlite.SqliteCheckpointStore` (artifact `trellis-checkpoint-store-sqlite`: the embedded
+ * default; several processes may share the file) and `dev.trellis.checkpoint.postgres.PostgresCheckpointStore`
+ * (artifact `trellis-checkpoint-store-postgres`: shared use by many workers).
  * All functions are safe to call concurrently; blocking I/O happens on the store's dispatcher, never on the
  * caller's thread.
  *

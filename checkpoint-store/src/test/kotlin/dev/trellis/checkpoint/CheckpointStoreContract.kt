@@ -2,6 +2,7 @@ package dev.trellis.checkpoint
 
 import dev.trellis.checkpoint.CheckpointRecord.Kind.DELTA
 import dev.trellis.checkpoint.CheckpointRecord.Kind.FULL
+import dev.trellis.testing.TestClock
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.collections.shouldBeEmpty
 import io.kotest.matchers.collections.shouldContainExactly

@@ -318,8 +318,8 @@ class JavaGraphTest {
     void keysDeclareTypedStateWithJacksonCodecs() throws Exception {
         StateSchema schema = new StateSchema("keys");
         StateKey<String> url = Keys.required(schema, "url", String.class);
-        StateKey<List<Order>> orders = Keys.required(schema, "orders", new tools.jackson.core.type.TypeReference<List<Order>>() {});
-        StateKey<Map<String, Integer>> tally = Keys.of(schema, "tally", new tools.jackson.core.type.TypeReference<Map<String, Integer>>() {}, Map.of());
+        StateKey<List<Order>> orders = JacksonKeys.required(schema, "orders", new tools.jackson.core.type.TypeReference<List<Order>>() {});
+        StateKey<Map<String, Integer>> tally = JacksonKeys.of(schema, "tally", new tools.jackson.core.type.TypeReference<Map<String, Integer>>() {}, Map.of());
         StateKey<Colour> colour = Keys.nullable(schema, "colour", Colour.class);
         StateKey<Integer> total = Keys.reducing(schema, "total", Integer.class, 0, Reducer.sum());
         StateKey<Map<String, String>> tags = Keys.merging(schema, "tags", String.class, String.class);

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.trellis.checkpoint.CheckpointRef;
 import dev.trellis.checkpoint.InMemoryCheckpointStore;
-import dev.trellis.checkpoint.SqliteCheckpointStore;
+import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore;
 import dev.trellis.graph.Graph;
 import dev.trellis.graph.State;
 import dev.trellis.runtime.CheckpointInfo;

@@ -6,51 +6,82 @@ import dev.trellis.checkpoint.FencedOutException
 import dev.trellis.checkpoint.Lease
 import dev.trellis.checkpoint.RunInfo
 import dev.trellis.checkpoint.RunOwnedException
+import dev.trellis.graph.InternalTrellisApi
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
 import java.time.temporal.ChronoUnit
 
-/** The lease and sequence bookkeeping of one run, as every store keeps it (a row of the runs table). */
-internal class RunRow(
-    val runId: String,
-    val graphId: String?,
-    val owner: String?,
-    val leaseUntil: Instant?,
-    val epoch: Long,
-    val latestSequence: Long,
-    val latestStatus: String?,
+/**
+ * The lease and sequence bookkeeping of one run, as every store keeps it (a row of the runs table).
+ *
+ * Shared by the in-memory store and the SQL stores of the other checkpoint-store modules; not for applications.
+ */
+@InternalTrellisApi
+public class RunRow(
+    /** The run's id. */
+    public val runId: String,
+    /** The graph of the latest checkpoint, or `null` while the run has none. */
+    public val graphId: String?,
+    /** The owner of the current lease, or `null` when nobody holds it. */
+    public val owner: String?,
+    /** When the current lease lapses, or `null` when nobody holds it. */
+    public val leaseUntil: Instant?,
+    /** The run's current fencing version (0 before the first claim). */
+    public val epoch: Long,
+    /** The sequence of the latest checkpoint, 0 while the run has none. */
+    public val latestSequence: Long,
+    /** The status recorded with the latest checkpoint, or `null` while the run has none. */
+    public val latestStatus: String?,
 ) {
-    fun toInfo(): RunInfo = RunInfo(runId, graphId, owner, leaseUntil, epoch, latestSequence, latestStatus)
+    /** This row as the public [RunInfo]. */
+    public fun toInfo(): RunInfo = RunInfo(runId, graphId, owner, leaseUntil, epoch, latestSequence, latestStatus)
 }
 
-/** The part of a checkpoint that pruning looks at. */
-internal class PruneEntry(val sequence: Long, val parentSequence: Long?, val kind: CheckpointRecord.Kind)
+/** The part of a checkpoint that pruning looks at. Shared by the stores; not for applications. */
+@InternalTrellisApi
+public class PruneEntry(
+    /** The checkpoint's sequence. */
+    public val sequence: Long,
+    /** The checkpoint it continues, or `null`. */
+    public val parentSequence: Long?,
+    /** Whether it is a full snapshot or a delta on its parent. */
+    public val kind: CheckpointRecord.Kind,
+)
 
-/** The rules every [dev.trellis.checkpoint.CheckpointStore] applies, so that all stores behave alike. */
-internal object StoreRules {
+/**
+ * The rules every [dev.trellis.checkpoint.CheckpointStore] applies, so that all stores behave alike: the in-memory
+ * store here and the SQL stores of the other checkpoint-store modules. Not for applications.
+ */
+@InternalTrellisApi
+public object StoreRules {
     /** Store times are kept to the millisecond, the precision of the SQL columns. */
-    fun now(clock: Clock): Instant = clock.instant().truncatedTo(ChronoUnit.MILLIS)
+    public fun now(clock: Clock): Instant = clock.instant().truncatedTo(ChronoUnit.MILLIS)
 
-    fun leaseUntil(clock: Clock, leaseDuration: Duration): Instant = now(clock).plus(leaseDuration)
+    /** When a lease granted or renewed now lapses. */
+    public fun leaseUntil(clock: Clock, leaseDuration: Duration): Instant = now(clock).plus(leaseDuration)
 
-    fun requireLeaseDuration(leaseDuration: Duration) {
+    /** Refuses a lease duration below 1 ms. */
+    public fun requireLeaseDuration(leaseDuration: Duration) {
         require(!leaseDuration.isNegative && !leaseDuration.isZero && leaseDuration >= Duration.ofMillis(1)) {
             "The lease duration must be at least 1 ms, but is $leaseDuration; pass for example Duration.ofSeconds(30)."
         }
     }
 
-    fun requireRunId(runId: String) {
+    /** Refuses a blank run id. */
+    public fun requireRunId(runId: String) {
         require(runId.isNotBlank()) { "The run id is blank; pass the id of the run (any non-blank text)." }
     }
 
-    fun requireOwner(owner: String) {
+    /** Refuses a blank owner. */
+    public fun requireOwner(owner: String) {
         require(owner.isNotBlank()) {
             "The owner is blank; pass an id unique to this process, for example host name + process id + a random suffix."
         }
     }
 
-    fun checkClaim(runId: String, owner: String, row: RunRow, now: Instant) {
+    /** Throws [RunOwnedException] when another owner than [owner] holds a lease on [row] that has not expired. */
+    public fun checkClaim(runId: String, owner: String, row: RunRow, now: Instant) {
         val holder = row.owner
         val until = row.leaseUntil
         if (holder != null && holder != owner && until != null && until.isAfter(now)) {
@@ -59,7 +90,7 @@ internal object StoreRules {
     }
 
     /** Throws [FencedOutException] unless [lease] still holds [row]'s current epoch. */
-    fun checkWritable(lease: Lease, row: RunRow?) {
+    public fun checkWritable(lease: Lease, row: RunRow?) {
         if (row == null) {
             throw FencedOutException(
                 lease.runId, lease.epoch, null,
@@ -84,7 +115,8 @@ internal object StoreRules {
         }
     }
 
-    fun requireSameRun(lease: Lease, record: CheckpointRecord) {
+    /** Refuses a [record] of another run than [lease]'s. */
+    public fun requireSameRun(lease: Lease, record: CheckpointRecord) {
         require(lease.runId == record.runId) {
             "Checkpoint ${record.sequence} belongs to run '${record.runId}' but was written with the lease of run " +
                 "'${lease.runId}'; claim run '${record.runId}' and write with its lease."
@@ -92,7 +124,7 @@ internal object StoreRules {
     }
 
     /** Throws [CheckpointConflictException] unless [record] is the next checkpoint of [row]'s run. */
-    fun checkNext(record: CheckpointRecord, row: RunRow, parentExists: (Long) -> Boolean) {
+    public fun checkNext(record: CheckpointRecord, row: RunRow, parentExists: (Long) -> Boolean) {
         val expected = row.latestSequence + 1
         if (record.sequence != expected) {
             val why = if (record.sequence <= row.latestSequence) {
@@ -116,7 +148,8 @@ internal object StoreRules {
         }
     }
 
-    fun requireKeepLatest(keepLatest: Int) {
+    /** Refuses to prune down to fewer than one checkpoint. */
+    public fun requireKeepLatest(keepLatest: Int) {
         require(keepLatest >= 1) {
             "prune keeps the $keepLatest newest checkpoints, but at least the latest one must stay; pass keepLatest >= 1, " +
                 "or delete the run."
@@ -127,7 +160,7 @@ internal object StoreRules {
      * The sequences pruning deletes: all but the [keepLatest] newest, less every checkpoint a kept DELTA depends on
      * (its parent, recursively, back to a FULL checkpoint).
      */
-    fun prunable(entries: List<PruneEntry>, keepLatest: Int): Set<Long> {
+    public fun prunable(entries: List<PruneEntry>, keepLatest: Int): Set<Long> {
         val bySequence = entries.associateBy { it.sequence }
         val keep = HashSet<Long>()
         for (entry in entries.sortedByDescending { it.sequence }.take(keepLatest)) {

@@ -1,7 +1,7 @@
 package dev.trellis.runtime.persistence
 
 import dev.trellis.checkpoint.CheckpointRecord
-import dev.trellis.checkpoint.SqliteCheckpointStore
+import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.checkpoints
 import dev.trellis.runtime.invoke

@@ -15,6 +15,7 @@ import dev.trellis.runtime.checkpoints
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.resume
 import dev.trellis.runtime.stateAt
+import dev.trellis.testing.TestClock
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.assertions.withClue
 import io.kotest.matchers.collections.shouldContainExactly

@@ -1,0 +1,286 @@
+package dev.trellis.checkpoint.jdbc
+
+import dev.trellis.checkpoint.CheckpointRecord
+import dev.trellis.checkpoint.CheckpointRef
+import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.CheckpointStoreException
+import dev.trellis.checkpoint.Lease
+import dev.trellis.checkpoint.RunInfo
+import dev.trellis.checkpoint.internal.PruneEntry
+import dev.trellis.checkpoint.internal.RunRow
+import dev.trellis.checkpoint.internal.StoreRules
+import dev.trellis.graph.InternalTrellisApi
+import java.sql.Connection
+import java.sql.ResultSet
+import java.sql.SQLException
+import java.sql.Types
+import java.time.Clock
+import java.time.Duration
+import java.time.Instant
+
+/**
+ * The [CheckpointStore] rules in SQL, shared by the SQLite and PostgreSQL stores. Every write locks the run's row
+ * first (the engine's [JdbcEngine.lockRow]; SQLite's `BEGIN IMMEDIATE` locks the whole file), so check and write
+ * happen in one transaction. The public stores delegate to it; applications use those, not this class.
+ */
+@InternalTrellisApi
+public class JdbcCheckpointStore(
+    private val engine: JdbcEngine,
+    private val clock: Clock,
+    private val leaseDuration: Duration,
+) : CheckpointStore {
+    private val runs = engine.runsTable
+    private val checkpoints = engine.checkpointsTable
+
+    init {
+        StoreRules.requireLeaseDuration(leaseDuration)
+    }
+
+    override suspend fun claim(runId: String, owner: String): Lease {
+        StoreRules.requireRunId(runId)
+        StoreRules.requireOwner(owner)
+        return write("claim", runId) { c ->
+            c.prepareStatement(
+                "INSERT INTO $runs (run_id, epoch, latest_sequence) VALUES (?, 0, 0) ON CONFLICT (run_id) DO NOTHING",
+            ).use {
+                it.setString(1, runId)
+                it.executeUpdate()
+            }
+            val row = checkNotNull(lockRun(c, runId)) { "Run '$runId' vanished while it was being claimed." }
+            StoreRules.checkClaim(runId, owner, row, StoreRules.now(clock))
+            val lease = Lease(runId, owner, row.epoch + 1, StoreRules.leaseUntil(clock, leaseDuration))
+            c.prepareStatement("UPDATE $runs SET owner = ?, lease_until = ?, epoch = ? WHERE run_id = ?").use {
+                it.setString(1, owner)
+                it.setLong(2, lease.expiresAt.toEpochMilli())
+                it.setLong(3, lease.epoch)
+                it.setString(4, runId)
+                it.executeUpdate()
+            }
+            lease
+        }
+    }
+
+    override suspend fun renew(lease: Lease): Lease = write("renew the lease of", lease.runId) { c ->
+        StoreRules.checkWritable(lease, lockRun(c, lease.runId))
+        val renewed = Lease(lease.runId, lease.owner, lease.epoch, StoreRules.leaseUntil(clock, leaseDuration))
+        c.prepareStatement("UPDATE $runs SET lease_until = ? WHERE run_id = ? AND epoch = ?").use {
+            it.setLong(1, renewed.expiresAt.toEpochMilli())
+            it.setString(2, lease.runId)
+            it.setLong(3, lease.epoch)
+            it.executeUpdate()
+        }
+        renewed
+    }
+
+    override suspend fun release(lease: Lease) {
+        write("release", lease.runId) { c ->
+            c.prepareStatement(
+                "UPDATE $runs SET owner = NULL, lease_until = NULL WHERE run_id = ? AND epoch = ? AND owner = ?",
+            ).use {
+                it.setString(1, lease.runId)
+                it.setLong(2, lease.epoch)
+                it.setString(3, lease.owner)
+                it.executeUpdate()
+            }
+        }
+    }
+
+    override suspend fun append(lease: Lease, record: CheckpointRecord) {
+        StoreRules.requireSameRun(lease, record)
+        write("append checkpoint ${record.sequence} to", record.runId) { c ->
+            val row = lockRun(c, lease.runId)
+            StoreRules.checkWritable(lease, row)
+            StoreRules.checkNext(record, row!!) { parent -> exists(c, record.runId, parent) }
+            insert(c, record)
+            val updated = c.prepareStatement(
+                "UPDATE $runs SET latest_sequence = ?, latest_status = ?, graph_id = ? WHERE run_id = ? AND epoch = ?",
+            ).use {
+                it.setLong(1, record.sequence)
+                it.setString(2, record.status)
+                it.setString(3, record.graphId)
+                it.setString(4, record.runId)
+                it.setLong(5, lease.epoch)
+                it.executeUpdate()
+            }
+            check(updated == 1) { "Run '${record.runId}' changed while checkpoint ${record.sequence} was appended." }
+        }
+    }
+
+    override suspend fun latest(runId: String): CheckpointRecord? {
+        StoreRules.requireRunId(runId)
+        return read("read the latest checkpoint of", runId) { c ->
+            selectRecords(c, "WHERE run_id = ? ORDER BY sequence DESC LIMIT 1") { it.setString(1, runId) }.firstOrNull()
+        }
+    }
+
+    override suspend fun get(runId: String, sequence: Long): CheckpointRecord? {
+        StoreRules.requireRunId(runId)
+        return read("read checkpoint $sequence of", runId) { c ->
+            selectRecords(c, "WHERE run_id = ? AND sequence = ?") {
+                it.setString(1, runId)
+                it.setLong(2, sequence)
+            }.firstOrNull()
+        }
+    }
+
+    override suspend fun history(runId: String): List<CheckpointRecord> {
+        StoreRules.requireRunId(runId)
+        return read("read the history of", runId) { c ->
+            selectRecords(c, "WHERE run_id = ? ORDER BY sequence") { it.setString(1, runId) }
+        }
+    }
+
+    override suspend fun runs(): List<RunInfo> = read("list the runs", null) { c ->
+        c.prepareStatement("SELECT $RUN_COLUMNS FROM $runs ORDER BY run_id").use { statement ->
+            statement.executeQuery().use { rs -> buildList { while (rs.next()) add(runRow(rs).toInfo()) } }
+        }
+    }
+
+    override suspend fun prune(runId: String, keepLatest: Int): Int {
+        StoreRules.requireRunId(runId)
+        StoreRules.requireKeepLatest(keepLatest)
+        return write("prune", runId) { c ->
+            lockRun(c, runId) ?: return@write 0
+            val entries = c.prepareStatement(
+                "SELECT sequence, parent_sequence, kind FROM $checkpoints WHERE run_id = ?",
+            ).use { statement ->
+                statement.setString(1, runId)
+                statement.executeQuery().use { rs ->
+                    buildList {
+                        while (rs.next()) {
+                            add(PruneEntry(rs.getLong(1), rs.getNullableLong(2), CheckpointRecord.Kind.valueOf(rs.getString(3))))
+                        }
+                    }
+                }
+            }
+            val doomed = StoreRules.prunable(entries, keepLatest)
+            if (doomed.isNotEmpty()) {
+                c.prepareStatement("DELETE FROM $checkpoints WHERE run_id = ? AND sequence = ?").use { statement ->
+                    for (sequence in doomed.sorted()) {
+                        statement.setString(1, runId)
+                        statement.setLong(2, sequence)
+                        statement.addBatch()
+                    }
+                    statement.executeBatch()
+                }
+            }
+            doomed.size
+        }
+    }
+
+    override suspend fun delete(runId: String) {
+        StoreRules.requireRunId(runId)
+        write("delete", runId) { c ->
+            lockRun(c, runId) ?: return@write
+            for (table in listOf(checkpoints, runs)) {
+                c.prepareStatement("DELETE FROM $table WHERE run_id = ?").use {
+                    it.setString(1, runId)
+                    it.executeUpdate()
+                }
+            }
+        }
+    }
+
+    override fun close() {
+        engine.close()
+    }
+
+    private suspend fun <T> write(action: String, runId: String?, block: (Connection) -> T): T = read(action, runId, block)
+
+    private suspend fun <T> read(action: String, runId: String?, block: (Connection) -> T): T {
+        try {
+            return engine.transaction(block)
+        } catch (e: SQLException) {
+            val what = if (runId == null) action else "$action run '$runId'"
+            throw CheckpointStoreException(
+                "Could not $what in ${engine.description}: ${e.message} (SQL state ${e.sqlState}). Check that the " +
+                    "database is reachable and writable; the operation was rolled back and may be retried.",
+                e,
+            )
+        }
+    }
+
+    private fun lockRun(c: Connection, runId: String): RunRow? =
+        c.prepareStatement("SELECT $RUN_COLUMNS FROM $runs WHERE run_id = ?${engine.lockRow}").use { statement ->
+            statement.setString(1, runId)
+            statement.executeQuery().use { rs -> if (rs.next()) runRow(rs) else null }
+        }
+
+    private fun exists(c: Connection, runId: String, sequence: Long): Boolean =
+        c.prepareStatement("SELECT 1 FROM $checkpoints WHERE run_id = ? AND sequence = ?").use { statement ->
+            statement.setString(1, runId)
+            statement.setLong(2, sequence)
+            statement.executeQuery().use { it.next() }
+        }
+
+    private fun insert(c: Connection, record: CheckpointRecord) {
+        c.prepareStatement(
+            "INSERT INTO $checkpoints ($RECORD_COLUMNS) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ).use {
+            it.setString(1, record.runId)
+            it.setLong(2, record.sequence)
+            it.setNullableLong(3, record.parentSequence)
+            it.setString(4, record.forkedFrom?.runId)
+            it.setNullableLong(5, record.forkedFrom?.sequence)
+            it.setString(6, record.graphId)
+            it.setInt(7, record.schemaVersion)
+            it.setString(8, record.createdAt.toString())
+            it.setString(9, record.status)
+            it.setString(10, record.kind.name)
+            it.setString(11, record.payload)
+            it.setString(12, MetadataCodec.encode(record.metadata))
+            it.executeUpdate()
+        }
+    }
+
+    private fun selectRecords(
+        c: Connection,
+        where: String,
+        bind: (java.sql.PreparedStatement) -> Unit,
+    ): List<CheckpointRecord> =
+        c.prepareStatement("SELECT $RECORD_COLUMNS FROM $checkpoints $where").use { statement ->
+            bind(statement)
+            statement.executeQuery().use { rs -> buildList { while (rs.next()) add(record(rs)) } }
+        }
+
+    private fun record(rs: ResultSet): CheckpointRecord {
+        val forkedRun = rs.getString(4)
+        return CheckpointRecord(
+            runId = rs.getString(1),
+            sequence = rs.getLong(2),
+            parentSequence = rs.getNullableLong(3),
+            forkedFrom = forkedRun?.let { CheckpointRef(it, rs.getLong(5)) },
+            graphId = rs.getString(6),
+            schemaVersion = rs.getInt(7),
+            createdAt = Instant.parse(rs.getString(8)),
+            status = rs.getString(9),
+            kind = CheckpointRecord.Kind.valueOf(rs.getString(10)),
+            payload = rs.getString(11),
+            metadata = MetadataCodec.decode(rs.getString(12)),
+        )
+    }
+
+    private fun runRow(rs: ResultSet): RunRow = RunRow(
+        runId = rs.getString(1),
+        graphId = rs.getString(2),
+        owner = rs.getString(3),
+        leaseUntil = rs.getNullableLong(4)?.let(Instant::ofEpochMilli),
+        epoch = rs.getLong(5),
+        latestSequence = rs.getLong(6),
+        latestStatus = rs.getString(7),
+    )
+
+    override fun toString(): String = "JdbcCheckpointStore(${engine.description})"
+
+    private companion object {
+        const val RUN_COLUMNS = "run_id, graph_id, owner, lease_until, epoch, latest_sequence, latest_status"
+        const val RECORD_COLUMNS = "run_id, sequence, parent_sequence, forked_from_run, forked_from_sequence, " +
+            "graph_id, schema_version, created_at, status, kind, payload, metadata"
+
+        fun ResultSet.getNullableLong(index: Int): Long? = getLong(index).takeUnless { wasNull() }
+
+        fun java.sql.PreparedStatement.setNullableLong(index: Int, value: Long?) {
+            if (value == null) setNull(index, Types.BIGINT) else setLong(index, value)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dev.trellis.checkpoint.jdbc
+
+import dev.trellis.graph.InternalTrellisApi
+import java.sql.Connection
+
+/** What differs between the SQL databases behind [JdbcCheckpointStore]: connections, table names, row locks. */
+@InternalTrellisApi
+public interface JdbcEngine : AutoCloseable {
+    /** Names the database in error messages, for example `SQLite database /tmp/trellis.db`. */
+    public val description: String
+
+    /** The qualified name of the runs table. */
+    public val runsTable: String
+
+    /** The qualified name of the checkpoints table. */
+    public val checkpointsTable: String
+
+    /** Appended to the `SELECT` of a run row inside a write transaction to lock it (`FOR UPDATE`), or empty. */
+    public val lockRow: String
+
+    /**
+     * Runs [block] in one transaction on the engine's dispatcher (never the caller's thread), with the schema
+     * created first, and commits; rolls back if [block] throws.
+     */
+    public suspend fun <T> transaction(block: (Connection) -> T): T
+}
+
+/** Runs [block] in a transaction on [connection], which must not be in auto-commit mode. */
+@InternalTrellisApi
+public fun <T> Connection.inTransaction(block: (Connection) -> T): T {
+    try {
+        val result = block(this)
+        commit()
+        return result
+    } catch (e: Throwable) {
+        try {
+            rollback()
+        } catch (rollbackFailure: java.sql.SQLException) {
+            e.addSuppressed(rollbackFailure)
+        }
+        throw e
+    }
+}

@@ -1,0 +1,14 @@
+package dev.trellis.checkpoint.jdbc
+
+import kotlinx.serialization.builtins.MapSerializer
+import kotlinx.serialization.builtins.serializer
+import kotlinx.serialization.json.Json
+
+/** Stores a checkpoint's metadata as one JSON object of strings. */
+internal object MetadataCodec {
+    private val serializer = MapSerializer(String.serializer(), String.serializer())
+
+    fun encode(metadata: Map<String, String>): String = Json.encodeToString(serializer, metadata)
+
+    fun decode(text: String): Map<String, String> = Json.decodeFromString(serializer, text)
+}

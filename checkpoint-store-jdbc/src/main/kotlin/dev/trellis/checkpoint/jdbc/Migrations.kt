@@ -1,0 +1,79 @@
+package dev.trellis.checkpoint.jdbc
+
+import dev.trellis.graph.InternalTrellisApi
+import java.sql.Connection
+import java.time.Instant
+
+/**
+ * The versions of the store's tables. Each entry brings the tables from the previous version to its own; applied
+ * versions are recorded in `trellis_schema_version`. Append new versions, never edit old ones.
+ */
+@InternalTrellisApi
+public object Migrations {
+    private val versions: List<(runs: String, checkpoints: String) -> List<String>> = listOf(
+        { runs, checkpoints ->
+            listOf(
+                """
+                CREATE TABLE $runs (
+                    run_id TEXT NOT NULL PRIMARY KEY,
+                    graph_id TEXT,
+                    owner TEXT,
+                    lease_until BIGINT,
+                    epoch BIGINT NOT NULL,
+                    latest_sequence BIGINT NOT NULL,
+                    latest_status TEXT
+                )
+                """.trimIndent(),
+                """
+                CREATE TABLE $checkpoints (
+                    run_id TEXT NOT NULL REFERENCES $runs (run_id),
+                    sequence BIGINT NOT NULL,
+                    parent_sequence BIGINT,
+                    forked_from_run TEXT,
+                    forked_from_sequence BIGINT,
+                    graph_id TEXT NOT NULL,
+                    schema_version INTEGER NOT NULL,
+                    created_at TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    metadata TEXT NOT NULL,
+                    PRIMARY KEY (run_id, sequence)
+                )
+                """.trimIndent(),
+            )
+        },
+    )
+
+    /** The newest version; a database recording a newer one was written by a newer Trellis. */
+    public val latest: Int get() = versions.size
+
+    /**
+     * Brings the tables up to [latest] inside the caller's transaction, which must already exclude concurrent
+     * migrators (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: an advisory lock).
+     */
+    public fun migrate(connection: Connection, versionTable: String, runs: String, checkpoints: String, description: String) {
+        connection.createStatement().use {
+            it.execute(
+                "CREATE TABLE IF NOT EXISTS $versionTable (version INTEGER NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL)",
+            )
+        }
+        val current = connection.createStatement().use { statement ->
+            statement.executeQuery("SELECT MAX(version) FROM $versionTable").use { if (it.next()) it.getInt(1) else 0 }
+        }
+        check(current <= latest) {
+            "The checkpoint tables in $description are at version $current, newer than this Trellis understands " +
+                "($latest); upgrade Trellis, or point this store at another database."
+        }
+        for (version in current + 1..latest) {
+            connection.createStatement().use { statement ->
+                versions[version - 1](runs, checkpoints).forEach(statement::execute)
+            }
+            connection.prepareStatement("INSERT INTO $versionTable (version, applied_at) VALUES (?, ?)").use {
+                it.setInt(1, version)
+                it.setString(2, Instant.now().toString())
+                it.executeUpdate()
+            }
+        }
+    }
+}

