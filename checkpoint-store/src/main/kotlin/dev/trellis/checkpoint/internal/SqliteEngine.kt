@@ -12,14 +12,14 @@ import java.sql.Connection
 import java.sql.DriverManager
 import java.time.Duration
 
+/** SQLite's primary result code for a locked database file. */
+private const val SQLITE_BUSY = 5
+
 /**
  * One SQLite connection to [path], opened on first use and guarded by a [Mutex]. Transactions begin with
  * `BEGIN IMMEDIATE`, which takes the file's write lock at once, so other processes on the same file wait (up to
  * the busy timeout) instead of failing halfway; WAL mode lets readers in other processes go on meanwhile.
  */
-/** SQLite's primary result code for a locked database file. */
-private const val SQLITE_BUSY = 5
-
 internal class SqliteEngine(
     private val path: Path,
     private val dispatcher: CoroutineDispatcher,

@@ -106,7 +106,8 @@ class SqlCheckpointRunTest {
                 val split = node("split") { count("split"); set(Doc.log, listOf("split")) }
                 val left = node("left") {
                     count("left")
-                    rightStarted.await() // drain only once "right" runs (else "right" is merely ready and does not start)
+                    // drain only once "right" runs (else "right" is merely ready and does not start)
+                    rightStarted.await()
                     control.drain()
                     drainCalled.complete(Unit)
                     set(Doc.log, listOf("left"))

@@ -80,8 +80,8 @@ object TestPostgres {
             val origin = if (configured != null) "$URL_VARIABLE=$url" else "$URL_VARIABLE is not set and the default $url"
             throw AssertionError(
                 "The PostgreSQL tests of graph-runtime need a server: $origin does not answer (${e.message?.trimEnd('.')}). " +
-                    "Start a server or set $URL_VARIABLE, e.g. $URL_VARIABLE='jdbc:postgresql://127.0.0.1:5432/test?user=postgres', " +
-                    "to a database the tests may create schemas in.",
+                    "Start a server or set $URL_VARIABLE, e.g. " +
+                    "$URL_VARIABLE='jdbc:postgresql://127.0.0.1:5432/test?user=postgres', to a database the tests may create schemas in.",
                 e,
             )
         }
