@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Checkpointing cost (issue 8): the chain with {@code Checkpointing(store)} in the default {@code EVERY_STEP} mode,
+ * Checkpointing cost: the chain with {@code Checkpointing(store)} in the default {@code EVERY_STEP} mode,
  * one checkpoint per node step. Every invocation uses a fresh run id (a run id may be used once per store).
  *
  * <ul>

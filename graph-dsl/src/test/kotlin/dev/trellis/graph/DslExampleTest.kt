@@ -23,7 +23,7 @@ object Research : StateSchema() {
 
 class Progress(val message: String)
 
-/** The DESIGN.md example, adapted: the review decides whether to write again. */
+/** A research graph using most of the DSL: the review decides whether to write again. */
 val research: Graph = graph("research", Research) {
     val plan = node("plan") { set(Research.notes, listOf("plan for ${get(Research.question)}")) }
     val search = node("search", retry = Retry.exponential(maxAttempts = 3)) { set(Research.notes, listOf("found")) }

@@ -57,7 +57,10 @@ class ReducerTest : FunSpec({
 
     test("append results are read-only lists") {
         val result = Reducer.append<String>().reduce(emptyList(), listOf("a"))
-        shouldThrow<UnsupportedOperationException> { (result as java.util.List<String>).add("b") }
+        // java.util.List.add, the way a Java caller would try it (a Kotlin MutableList cast would be refused earlier)
+        @Suppress("PLATFORM_CLASS_MAPPED_TO_KOTLIN", "UNCHECKED_CAST")
+        val javaList = result as java.util.List<String>
+        shouldThrow<UnsupportedOperationException> { javaList.add("b") }
         shouldThrow<IndexOutOfBoundsException> { result[1] }
         result.hashCode() shouldBe listOf("a").hashCode()
         result.toString() shouldBe "[a]"

@@ -1,5 +1,9 @@
 package dev.trellis.runtime
 
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.locks.ReentrantLock
+import kotlin.concurrent.withLock
+
 /**
  * A remote control for runs: [drain] asks them to stop gracefully, for deploys and shutdowns.
  *
@@ -18,7 +22,8 @@ public class RunControl {
     private var draining = false
     private val listeners = java.util.concurrent.CopyOnWriteArrayList<() -> Unit>()
     private val active = java.util.concurrent.atomic.AtomicInteger()
-    private val idle = Object()
+    private val lock = ReentrantLock()
+    private val idle = lock.newCondition()
 
     /** Whether [drain] was called. */
     public val isDraining: Boolean get() = draining
@@ -48,12 +53,11 @@ public class RunControl {
 
     /** Blocks until no run uses this control or [timeoutMillis] passed; returns whether they all ended. */
     public fun awaitIdle(timeoutMillis: Long): Boolean {
-        val deadline = System.currentTimeMillis() + timeoutMillis
-        synchronized(idle) {
+        var left = TimeUnit.MILLISECONDS.toNanos(timeoutMillis)
+        lock.withLock {
             while (active.get() > 0) {
-                val left = deadline - System.currentTimeMillis()
                 if (left <= 0) return false
-                idle.wait(left)
+                left = idle.awaitNanos(left)
             }
         }
         return true
@@ -65,7 +69,7 @@ public class RunControl {
         if (draining) onDrain()
         return {
             listeners -= onDrain
-            if (active.decrementAndGet() == 0) synchronized(idle) { idle.notifyAll() }
+            if (active.decrementAndGet() == 0) lock.withLock { idle.signalAll() }
         }
     }
 }

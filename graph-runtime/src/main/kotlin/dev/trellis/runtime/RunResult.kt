@@ -80,7 +80,8 @@ public class NodeExecution internal constructor(
     /** Its failure, or null. */
     public val error: Throwable?,
 ) {
-    override fun toString(): String = "NodeExecution($nodeId#$execution, $status, attempts=$attempts, duration=$duration)"
+    override fun toString(): String =
+        "NodeExecution($nodeId#$execution, $status, attempts=$attempts, duration=$duration)"
 }
 
 /** A node's request for input: [payload] is what it asked; resume the run with an answer for [nodeId]. */

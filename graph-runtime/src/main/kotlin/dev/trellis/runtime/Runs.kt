@@ -11,6 +11,7 @@ import dev.trellis.runtime.internal.resultFor
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.DelicateCoroutinesApi
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
@@ -61,6 +62,7 @@ public fun Graph.run(input: State = schema.initialState(), options: RunOptions =
  * val result = handle.await()     // status CANCELLED
  * ```
  */
+@OptIn(DelicateCoroutinesApi::class) // CoroutineStart.ATOMIC, see below
 public fun Graph.start(
     scope: CoroutineScope,
     input: State = schema.initialState(),

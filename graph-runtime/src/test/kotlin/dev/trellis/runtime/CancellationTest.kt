@@ -209,7 +209,8 @@ class CancellationTest {
         (liveThreads() - baseline).filter { it.startsWith("trellis-leak-test") } shouldBe emptySet()
     }
 
-    private fun liveThreads(): Set<String> = Thread.getAllStackTraces().keys.filter { it.isAlive }.map { it.name }.toSet()
+    private fun liveThreads(): Set<String> =
+        Thread.getAllStackTraces().keys.filter { it.isAlive }.map { it.name }.toSet()
 
     @Test
     fun `cancelling before the first node starts still ends with RunCancelled`() = runTest {

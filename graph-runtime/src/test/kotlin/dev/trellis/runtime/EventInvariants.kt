@@ -65,7 +65,13 @@ object EventInvariants {
         if (complete) open.shouldBeEmpty()
     }
 
-    private fun checkOpen(node: String, execution: Int, event: RunEvent, open: Set<String>, openExecution: Map<String, Int>) {
+    private fun checkOpen(
+        node: String,
+        execution: Int,
+        event: RunEvent,
+        open: Set<String>,
+        openExecution: Map<String, Int>,
+    ) {
         check(node in open && openExecution[node] == execution) { "$event outside its execution's start and end" }
     }
 

@@ -4,16 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.trellis.graph.Graph;
 import dev.trellis.graph.State;
 import dev.trellis.runtime.RunEvent;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -123,13 +127,40 @@ class PublishersTest {
         Fixtures.await(interrupted, "the node to be interrupted");
     }
 
+    /**
+     * Waits until {@code producer} is parked inside {@code NodeContext.emit} or has emitted all {@code total}
+     * payloads. A node's emit sends straight to the run's bounded event buffer, so it parks only when that
+     * buffer is full because the subscriber asked for no more: a producer that runs ahead never parks there and
+     * emits everything instead. Either way the state is then stable until the test requests more.
+     */
+    private static void awaitParkedInEmitOrDone(Thread producer, AtomicInteger emitted, int total) {
+        long deadline = System.nanoTime() + Fixtures.WAIT.toNanos();
+        while (emitted.get() < total && !parkedInEmit(producer.getStackTrace())) {
+            if (System.nanoTime() > deadline) {
+                fail("the producer neither parked in emit nor finished, at " + Arrays.toString(producer.getStackTrace()));
+            }
+            Thread.yield();
+        }
+    }
+
+    private static boolean parkedInEmit(StackTraceElement[] stack) {
+        boolean parked = Arrays.stream(stack).anyMatch(f -> f.getClassName().equals(LockSupport.class.getName()));
+        boolean inEmit = Arrays.stream(stack)
+            .anyMatch(f -> f.getClassName().equals(NodeContext.class.getName()) && f.getMethodName().equals("emit"));
+        return parked && inEmit;
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"flow", "reactive"})
     void demandIsHonouredAndASlowSubscriberBackPressuresTheRun(String kind) throws Exception {
         int payloads = 2_000;
         AtomicInteger emitted = new AtomicInteger();
+        AtomicReference<Thread> producer = new AtomicReference<>();
+        CountDownLatch producing = new CountDownLatch(1);
         Graph graph = JavaGraph.builder("emitter", s.schema)
             .node("emit", ctx -> {
+                producer.set(Thread.currentThread());
+                producing.countDown();
                 for (int i = 0; i < payloads; i++) {
                     ctx.emit(i);
                     emitted.incrementAndGet();
@@ -141,13 +172,16 @@ class PublishersTest {
         subscribe(kind, graph, Map.of("question", "q"), recorder);
         recorder.request(5);
         recorder.awaitEvents(5);
-        Thread.sleep(300); // time for an unbounded producer to run ahead; a back-pressured one stays put
+        Fixtures.await(producing, "the node to start");
+        awaitParkedInEmitOrDone(producer.get(), emitted, payloads);
         assertEquals(5, recorder.events.size(), "no more events than requested");
         assertTrue(emitted.get() < 200, "the run is suspended by the slow subscriber, emitted " + emitted.get());
 
         recorder.request(10);
         recorder.awaitEvents(10);
-        assertEquals(15, recorder.events.size());
+        awaitParkedInEmitOrDone(producer.get(), emitted, payloads);
+        assertEquals(15, recorder.events.size(), "no more events than requested");
+        assertTrue(emitted.get() < 200, "the run is suspended again, emitted " + emitted.get());
 
         recorder.request(Long.MAX_VALUE);
         recorder.awaitDone();

@@ -21,7 +21,7 @@ import kotlinx.serialization.SerializationException;
 import kotlinx.serialization.encoding.AbstractEncoder;
 import kotlinx.serialization.json.Json;
 import kotlinx.serialization.modules.SerializersModule;
-import kotlinx.serialization.modules.SerializersModuleKt;
+import kotlinx.serialization.modules.SerializersModuleBuildersKt;
 import org.junit.jupiter.api.Test;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
@@ -132,7 +132,7 @@ class JacksonSerializerTest {
         AbstractEncoder notJson = new AbstractEncoder() {
             @Override
             public SerializersModule getSerializersModule() {
-                return SerializersModuleKt.getEmptySerializersModule();
+                return SerializersModuleBuildersKt.EmptySerializersModule();
             }
         };
         SerializationException e = assertThrows(SerializationException.class,

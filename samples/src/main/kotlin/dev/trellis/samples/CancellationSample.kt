@@ -45,7 +45,10 @@ internal object CancellationSample : Sample {
         process then report
     }
 
-    override suspend fun run(context: SampleContext, onEvent: suspend (RunEvent) -> Unit): SampleOutcome = coroutineScope {
+    override suspend fun run(
+        context: SampleContext,
+        onEvent: suspend (RunEvent) -> Unit,
+    ): SampleOutcome = coroutineScope {
         val halfway = CompletableDeferred<Unit>()
         val handle = graph.start(this, stateOf(Batch.items to 10), context.options()) { event ->
             onEvent(event)

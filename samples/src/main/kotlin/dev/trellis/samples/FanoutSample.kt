@@ -20,7 +20,8 @@ internal object WordCount : StateSchema("wordcount") {
 /** Fan-out with a reducer: five counters run in parallel, a join reads their folded results. */
 internal object FanoutSample : Sample {
     override val name: String = "fanout"
-    override val description: String = "fan-out with reducers: 5 parallel counters, Reducer.sum and Reducer.merge, one join"
+    override val description: String =
+        "fan-out with reducers: 5 parallel counters, Reducer.sum and Reducer.merge, one join"
 
     const val TEXT: String = "the quick brown fox jumps over the lazy dog the end"
     val letters: List<String> = listOf("t", "e", "o", "h", "u")

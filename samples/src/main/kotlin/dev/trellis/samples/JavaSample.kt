@@ -16,7 +16,10 @@ internal object JavaSample : Sample {
     override val description: String =
         "the Java facade: JavaGraph.builder, fan-out to a join, a retry, a loop, invokeAsync and a Flow.Publisher"
 
-    override suspend fun run(context: SampleContext, onEvent: suspend (RunEvent) -> Unit): SampleOutcome = coroutineScope {
+    override suspend fun run(
+        context: SampleContext,
+        onEvent: suspend (RunEvent) -> Unit,
+    ): SampleOutcome = coroutineScope {
         val events = Channel<RunEvent>(Channel.UNLIMITED)
         val forward = launch { for (event in events) onEvent(event) }
         val summary = try {

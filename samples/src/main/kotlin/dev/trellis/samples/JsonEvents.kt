@@ -1,7 +1,10 @@
 package dev.trellis.samples
 
+import dev.trellis.graph.State
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.agent.AgentEvent
+import kotlinx.serialization.KSerializer
+import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonObjectBuilder
 import kotlinx.serialization.json.buildJsonObject
@@ -16,7 +19,7 @@ internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
     when (val e = this@toJson) {
         is RunEvent.RunStarted -> {
             put("graph", e.graphId)
-            putState("input", e.input.toMap())
+            putState("input", e.input)
         }
         is RunEvent.NodeStarted -> {
             put("node", e.nodeId)
@@ -69,7 +72,7 @@ internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
         is RunEvent.RunCompleted -> {
             put("status", e.result.status.name)
             put("durationMs", e.result.duration.toMillis())
-            putState("state", e.result.state.toMap())
+            putState("state", e.result.state)
         }
         is RunEvent.RunFailed -> {
             put("status", e.result.status.name)
@@ -91,17 +94,19 @@ internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
     }
 }
 
-private fun JsonObjectBuilder.putState(name: String, values: Map<String, Any?>) {
+/**
+ * Puts [state] as a JSON object: each set key's value written by the key's own serializer (the checkpoint
+ * encoding), so lists are arrays, maps objects, numbers and booleans JSON primitives.
+ */
+private fun JsonObjectBuilder.putState(name: String, state: State) {
     put(
         name,
         buildJsonObject {
-            for ((key, value) in values) {
-                when (value) {
-                    null -> put(key, null as String?)
-                    is Number -> put(key, value)
-                    is Boolean -> put(key, value)
-                    else -> put(key, value.toString())
-                }
+            for (key in state.schema.keys) {
+                val value = state.getOrUnset(key)
+                if (value === State.Unset) continue
+                @Suppress("UNCHECKED_CAST")
+                put(key.name, Json.encodeToJsonElement(key.serializer as KSerializer<Any?>, value))
             }
         },
     )

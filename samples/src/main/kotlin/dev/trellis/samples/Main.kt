@@ -27,7 +27,8 @@ internal class SamplesCommand : CliktCommand(name = "trellis-samples") {
         .choice(*Samples.all.map { it.name }.toTypedArray())
         .default(Samples.DEFAULT)
 
-    override fun help(context: Context): String = "Runs a Trellis sample graph and shows its events live, then a summary."
+    override fun help(context: Context): String =
+        "Runs a Trellis sample graph and shows its events live, then a summary."
 
     override fun run() {
         val terminal = Terminal()

@@ -9,6 +9,8 @@ import kotlinx.coroutines.test.StandardTestDispatcher
 import kotlinx.coroutines.test.TestScope
 import kotlinx.coroutines.test.runTest
 import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.int
+import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.Test
@@ -113,6 +115,25 @@ class SamplesTest {
         val retry = lines.single { it.getValue("type").jsonPrimitive.content == "NodeRetrying" }
         retry.getValue("node").jsonPrimitive.content shouldBe "search-news"
         lines.all { it.containsKey("runId") && it.containsKey("timestamp") } shouldBe true
+    }
+
+    @Test
+    fun `json state values keep their JSON types - lists are arrays, maps objects, numbers numbers`() = runTest {
+        val research = runSample(ResearchSample).second.last().toJson().getValue("state").jsonObject
+        val findings = research.getValue("findings").jsonArray.map { it.jsonPrimitive.content }
+        findings.size shouldBe 4
+        findings.map { it.substringBefore(']') }.toSet() shouldBe setOf("[web", "[papers", "[news", "[code")
+        research.getValue("drafts").jsonPrimitive.int shouldBe ResearchSample.ACCEPT_AT
+        research.getValue("question").jsonPrimitive.content shouldBe "Why is the sky blue?"
+
+        val fanout = runSample(FanoutSample).second
+        val input = fanout.first().toJson().getValue("input").jsonObject
+        input.keys shouldBe setOf("text", "total", "counts", "report")
+        val state = fanout.last().toJson().getValue("state").jsonObject
+        val counts = state.getValue("counts").jsonObject.mapValues { it.value.jsonPrimitive.int }
+        val expected = FanoutSample.letters.associateWith { letter -> FanoutSample.TEXT.count { "$it" == letter } }
+        counts shouldBe expected
+        state.getValue("total").jsonPrimitive.int shouldBe expected.values.sum()
     }
 
     @Test

@@ -134,8 +134,8 @@ public object StoreRules {
             }
             throw CheckpointConflictException(
                 record.runId, record.sequence, row.latestSequence,
-                "Cannot append checkpoint ${record.sequence} to run '${record.runId}': the next sequence is $expected " +
-                    "and $why. Re-read the latest checkpoint and continue from sequence $expected.",
+                "Cannot append checkpoint ${record.sequence} to run '${record.runId}': the next sequence is " +
+                    "$expected and $why. Re-read the latest checkpoint and continue from sequence $expected.",
             )
         }
         val parent = record.parentSequence
@@ -151,8 +151,8 @@ public object StoreRules {
     /** Refuses to prune down to fewer than one checkpoint. */
     public fun requireKeepLatest(keepLatest: Int) {
         require(keepLatest >= 1) {
-            "prune keeps the $keepLatest newest checkpoints, but at least the latest one must stay; pass keepLatest >= 1, " +
-                "or delete the run."
+            "prune keeps the $keepLatest newest checkpoints, but at least the latest one must stay; " +
+                "pass keepLatest >= 1, or delete the run."
         }
     }
 

@@ -67,8 +67,9 @@ internal class Checkpointer(
                 config.store.release(claimed)
                 lease = null
                 throw IllegalStateException(
-                    "Run '$runId' advanced to checkpoint $latest after this process loaded checkpoint $sequence (another " +
-                        "process resumed it in between); nothing was run. Resume it again to continue from its latest checkpoint.",
+                    "Run '$runId' advanced to checkpoint $latest after this process loaded checkpoint $sequence " +
+                        "(another process resumed it in between); nothing was run. Resume it again to continue from " +
+                        "its latest checkpoint.",
                 )
             }
         }

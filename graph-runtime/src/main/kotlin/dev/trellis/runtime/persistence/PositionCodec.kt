@@ -64,8 +64,8 @@ internal object PositionCodec {
             encode(serializer)
         } catch (e: SerializationException) {
             throw IllegalStateException(
-                "State key '${key.name}' holds a value its serializer cannot write (${value?.javaClass?.name}): ${e.message}. " +
-                    "Give the key a serializer for the values it holds.",
+                "State key '${key.name}' holds a value its serializer cannot write " +
+                    "(${value?.javaClass?.name}): ${e.message}. Give the key a serializer for the values it holds.",
                 e,
             )
         }
@@ -85,8 +85,8 @@ internal object PositionCodec {
         }
         if (envelope.schemaVersion != FORMAT_VERSION) {
             throw CheckpointFormatException(
-                "The $where uses snapshot format ${envelope.schemaVersion}, but this Trellis reads format $FORMAT_VERSION; " +
-                    "load it with the Trellis version that wrote it.",
+                "The $where uses snapshot format ${envelope.schemaVersion}, but this Trellis reads format " +
+                    "$FORMAT_VERSION; load it with the Trellis version that wrote it.",
             )
         }
         val data = try {
@@ -115,14 +115,15 @@ internal object PositionCodec {
         val written = chain.last().second.stateVersion
         if (written > current) {
             throw CheckpointFormatException(
-                "The $where was written with state schema version $written of '${base.stateSchema}', newer than this code's version $current; " +
-                    "resume it with code that has version $written or newer.",
+                "The $where was written with state schema version $written of '${base.stateSchema}', newer than " +
+                    "this code's version $current; resume it with code that has version $written or newer.",
             )
         }
         if (written < current && chain.size > 1) {
             throw CheckpointFormatException(
-                "The $where was written with state schema version $written and ends in a delta; migrations to version $current " +
-                    "need a full checkpoint. Resume the run once with the version-$written code (it saves a full checkpoint when it ends).",
+                "The $where was written with state schema version $written and ends in a delta; migrations to " +
+                    "version $current need a full checkpoint. Resume the run once with the version-$written code " +
+                    "(it saves a full checkpoint when it ends).",
             )
         }
         var stateJson = JsonObject(baseState)
@@ -132,8 +133,8 @@ internal object PositionCodec {
         val keys = graph.topology.keys
         for ((name, element) in stateJson) {
             val key = graph.schema.keyOrNull(name) ?: throw CheckpointFormatException(
-                "The $where holds state key '$name', which schema '${graph.schema.name}' (version $current) does not declare; " +
-                    "register a StateMigration that removes or renames it, or declare the key again.",
+                "The $where holds state key '$name', which schema '${graph.schema.name}' (version $current) does " +
+                    "not declare; register a StateMigration that removes or renames it, or declare the key again.",
             )
             values[key.index] = decodeValue(key, element, where)
         }
@@ -186,12 +187,18 @@ internal object PositionCodec {
         throw CheckpointFormatException("The $where holds a value of state key '${key.name}' that is not a ${key.typeName}: ${e.message}", e)
     }
 
-    private fun migrate(state: JsonObject, from: Int, to: Int, migrations: List<StateMigration>, where: String): JsonObject {
+    private fun migrate(
+        state: JsonObject,
+        from: Int,
+        to: Int,
+        migrations: List<StateMigration>,
+        where: String,
+    ): JsonObject {
         var json = state
         for (version in from until to) {
             val step = migrations.firstOrNull { it.from == version } ?: throw CheckpointFormatException(
-                "The $where was written with state schema version $from, and this code has version $to, but no StateMigration " +
-                    "from version $version to ${version + 1} is registered; add one to Checkpointing(migrations = ...).",
+                "The $where was written with state schema version $from, and this code has version $to, but no " +
+                    "StateMigration from version $version to ${version + 1} is registered; add one to Checkpointing(migrations = ...).",
             )
             json = step.migrate(json)
         }

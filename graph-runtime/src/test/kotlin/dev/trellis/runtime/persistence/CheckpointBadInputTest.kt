@@ -77,7 +77,8 @@ class CheckpointBadInputTest {
     fun `a delta whose data is not a run position names the checkpoint`(): Unit = runBlocking {
         val store = InMemoryCheckpointStore()
         pipeline.invoke(options = options(store, "bad-2"))
-        val envelope = """{"scope":"trellis.run","schemaVersion":1,"createdAt":"2026-01-01T00:00:00Z","appData":{},"data":{"nonsense":1}}"""
+        val envelope = """{"scope":"trellis.run","schemaVersion":1,"createdAt":"2026-01-01T00:00:00Z",""" +
+            """"appData":{},"data":{"nonsense":1}}"""
         val bad = appendRaw(store, "bad-2", CheckpointRecord.Kind.DELTA, envelope)
         val error = shouldThrow<CheckpointFormatException> { pipeline.resume("bad-2", options(store), "yes") }
         error.message shouldContain "checkpoint $bad of run 'bad-2'"

@@ -45,7 +45,11 @@ class CheckpointSizeTest {
     /** A 400-character string (ASCII, so 400 bytes of UTF-8) particular to node [i]. */
     private fun chunk(i: Int): String = "n$i:".padEnd(chunkSize, ('a' + i % 26))
 
-    private suspend fun runChain(store: InMemoryCheckpointStore, runId: String, fullSnapshotEvery: Int): List<CheckpointRecord> {
+    private suspend fun runChain(
+        store: InMemoryCheckpointStore,
+        runId: String,
+        fullSnapshotEvery: Int,
+    ): List<CheckpointRecord> {
         val result = chain.invoke(options = RunOptions(runId = runId, checkpointing = Checkpointing(store, fullSnapshotEvery = fullSnapshotEvery)))
         result.status shouldBe Status.COMPLETED
         result.state[Growing.items] shouldHaveSize steps
@@ -79,8 +83,9 @@ class CheckpointSizeTest {
 
         println(
             "CheckpointSizeTest: $steps-node chain, $chunkSize B appended per node: " +
-                "deltas ${deltaBytes / deltas.size} B per step on average (max ${deltas.maxOf { it.payload.length }} B); " +
-                "all ${history.size} checkpoints $total B (${total / steps} B per step, ${fulls.size} full snapshots of up to " +
+                "deltas ${deltaBytes / deltas.size} B per step on average " +
+                "(max ${deltas.maxOf { it.payload.length }} B); all ${history.size} checkpoints $total B " +
+                "(${total / steps} B per step, ${fulls.size} full snapshots of up to " +
                 "${fulls.maxOf { it.payload.length }} B); a full snapshot per step would store $quadratic B " +
                 "(${quadratic / steps} B per step)",
         )

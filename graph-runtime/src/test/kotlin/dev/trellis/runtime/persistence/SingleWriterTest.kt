@@ -50,7 +50,12 @@ class SingleWriterTest {
 
     private fun runsOf(node: String) = runs[node]?.get() ?: 0
 
-    private fun options(store: CheckpointStore, runId: String? = null, owner: String? = null, clock: java.time.Clock? = null): RunOptions {
+    private fun options(
+        store: CheckpointStore,
+        runId: String? = null,
+        owner: String? = null,
+        clock: java.time.Clock? = null,
+    ): RunOptions {
         val checkpointing = if (owner == null) Checkpointing(store, fullSnapshotEvery = 3) else Checkpointing(store, owner = owner, fullSnapshotEvery = 3)
         return if (clock == null) RunOptions(runId = runId, checkpointing = checkpointing) else RunOptions(runId = runId, clock = clock, checkpointing = checkpointing)
     }

@@ -12,6 +12,7 @@ import kotlinx.coroutines.future.await
 import kotlinx.coroutines.job
 import kotlinx.coroutines.runInterruptible
 import java.util.concurrent.CompletionException
+import java.util.concurrent.CompletionStage
 import java.util.concurrent.Future
 
 /**
@@ -44,7 +45,9 @@ internal fun blockingBody(action: NodeAction, dispatcher: CoroutineDispatcher): 
  */
 internal fun asyncBody(action: AsyncNodeAction): NodeBody = {
     val context = NodeContext(this, currentCoroutineContext().job)
-    val stage = action.run(context) ?: throw NullPointerException(
+    // Declared non-null, but a Java action can still return null.
+    val stage: CompletionStage<*>? = action.run(context)
+    stage ?: throw NullPointerException(
         "Async node '$nodeId' returned null; return a CompletionStage, e.g. CompletableFuture.completedFuture(null).",
     )
     val failure = try {

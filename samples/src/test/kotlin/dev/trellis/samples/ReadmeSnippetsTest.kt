@@ -1,0 +1,90 @@
+package dev.trellis.samples
+
+import dev.trellis.samples.readme.JavaQuickstart
+import io.kotest.matchers.collections.shouldContainExactly
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldStartWith
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Test
+import java.io.ByteArrayOutputStream
+import java.io.PrintStream
+import java.nio.file.Files
+import java.nio.file.Path
+import dev.trellis.samples.readme.durable.main as durableMain
+import dev.trellis.samples.readme.quickstart.main as quickstartMain
+
+/**
+ * The README's Kotlin and Java blocks are complete files: each is one of the `readme` sources of these tests,
+ * verbatim but for the package line, so they compile as written; here they are run and their output checked.
+ */
+class ReadmeSnippetsTest {
+    private val module = Path.of("").toAbsolutePath()
+    private val readme = Files.readString(module.resolveSibling("README.md"))
+
+    /** The text of the README's ```[language] blocks, in order. */
+    private fun blocks(language: String): List<String> =
+        Regex("^```$language\\n(.*?)^```$", setOf(RegexOption.MULTILINE, RegexOption.DOT_MATCHES_ALL))
+            .findAll(readme)
+            .map { it.groupValues[1] }
+            .toList()
+
+    /** A test source file as the README shows it: without its package line and the blank line after it. */
+    private fun snippet(path: String): String {
+        val text = Files.readString(module.resolve("src/test").resolve(path))
+        text shouldStartWith "package "
+        return text.substringAfter("\n").removePrefix("\n")
+    }
+
+    /** Runs [block] and returns what it printed on System.out, line by line. */
+    private fun printed(block: () -> Unit): List<String> {
+        val buffer = ByteArrayOutputStream()
+        val original = System.out
+        System.setOut(PrintStream(buffer, true, Charsets.UTF_8))
+        try {
+            block()
+        } finally {
+            System.setOut(original)
+        }
+        return buffer.toString(Charsets.UTF_8).lines().dropLastWhile { it.isEmpty() }
+    }
+
+    @AfterEach
+    fun removeTheDurableSnippetsDatabase() {
+        for (suffix in listOf("", "-wal", "-shm")) Files.deleteIfExists(module.resolve("runs.db$suffix"))
+    }
+
+    @Test
+    fun `every Kotlin and Java block of the README is a compiled source file, verbatim`() {
+        blocks("kotlin") shouldContainExactly listOf(
+            snippet("kotlin/dev/trellis/samples/readme/quickstart/Research.kt"),
+            snippet("kotlin/dev/trellis/samples/readme/durable/Shipping.kt"),
+        )
+        blocks("java") shouldContainExactly listOf(snippet("java/dev/trellis/samples/readme/JavaQuickstart.java"))
+    }
+
+    @Test
+    fun `the Kotlin example loops to three drafts, then streams a second run's events`() {
+        val lines = printed { quickstartMain() }
+        lines.first() shouldBe "COMPLETED after 3 drafts"
+        lines[1] shouldStartWith "RunStarted("
+        lines.last() shouldStartWith "RunCompleted("
+    }
+
+    @Test
+    fun `the durable example pauses on its interrupt, resumes with the answer, and runs again on the same database`() {
+        repeat(2) {
+            printed { durableMain() } shouldContainExactly listOf(
+                "INTERRUPTED: Ship 42 books?",
+                "COMPLETED: shipped = true",
+            )
+        }
+    }
+
+    @Test
+    fun `the Java example runs to three rounds, then subscribes to a second run's events`() {
+        val lines = printed { JavaQuickstart.main(emptyArray()) }
+        lines.first() shouldBe "COMPLETED after 3 rounds"
+        lines[1] shouldStartWith "RunStarted("
+        lines.last() shouldStartWith "RunCompleted("
+    }
+}
