@@ -184,11 +184,8 @@ internal class Execution(
             currentCoroutineContext().ensureActive()
             status = Status.COMPLETED
         } catch (e: Throwable) {
-            if (e is CancellationException && !currentCoroutineContext().isActive) {
-                status = Status.CANCELLED
-                throw e
-            }
-            if (e is VirtualMachineError && e !is StackOverflowError) throw e
+            status = Status.CANCELLED // when rethrown just below
+            e.rethrowIfFatal(currentCoroutineContext())
             writeCount = 0
             if (e is InterruptSignal) {
                 status = Status.INTERRUPTED
@@ -221,8 +218,7 @@ internal class Execution(
         }
         null
     } catch (e: Throwable) {
-        if (e is CancellationException && !currentCoroutineContext().isActive) throw e
-        if (e is VirtualMachineError && e !is StackOverflowError) throw e
+        e.rethrowIfFatal(currentCoroutineContext())
         writeCount = 0
         e
     }
