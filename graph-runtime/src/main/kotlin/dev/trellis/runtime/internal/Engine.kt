@@ -72,7 +72,8 @@ internal class Engine(
     private val size = topology.size
     private val config = graph.config
     private val position = Position(size, input)
-    private val childContext = options.dispatcher ?: Dispatchers.Default
+    /** Where node bodies run. */
+    val childContext = options.dispatcher ?: Dispatchers.Default
     private val monotonic = options.timeSource === TimeSource.Monotonic
     private val origin = options.timeSource.markNow()
     private val lastExecution = arrayOfNulls<Execution>(size)
