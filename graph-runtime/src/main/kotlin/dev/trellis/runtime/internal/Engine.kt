@@ -94,6 +94,9 @@ internal class Engine(
         ?.takeIf { it.mode != Checkpointing.Mode.OFF }
         ?.let { Checkpointer(graph, runId, it, options.clock, lastSequence, forkedFrom) }
 
+    /** Reads back the first value written to each key, when the run saves checkpoints. */
+    private val readBack: ReadBack? = if (checkpointer != null) ReadBack(topology.keys) else null
+
     init {
         for ((nodeId, answer) in answers) {
             val index = topology.indexOf(nodeId)
@@ -137,6 +140,8 @@ internal class Engine(
     /** Runs to the end and returns the result; a cancelled caller gets its [CancellationException] rethrown. */
     suspend fun execute(onCancelled: (RunResult) -> Unit = {}): RunResult {
         startNanos = nanoTime()
+        // A new run's state (its input, a fork's edit) is checked before anything is claimed or run.
+        if (fresh) readBack?.requireReadable(currentState)
         checkpointer?.open(fresh)
         val unregister = options.control?.register { drainRequested = true }
         try {
@@ -597,6 +602,7 @@ internal class Engine(
                 return ConflictingUpdateException(keys[k].name, execution.node.id, position.lastWriter[k] ?: "?")
             }
         }
+        readBack?.refuse(execution)?.let { return it }
         val values = current.copyValues()
         for (i in 0 until count) {
             val k = execution.writeKeyAt(i)
