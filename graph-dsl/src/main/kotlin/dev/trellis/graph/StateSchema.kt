@@ -10,7 +10,10 @@ import kotlin.reflect.typeOf
  *
  * Declare a schema as an object whose properties are its keys; each key gets a serializer inferred from
  * its type, so a state that cannot be checkpointed fails when the schema is declared, not at the first
- * checkpoint.
+ * checkpoint: a type without a serializer, or one that is (or holds) an interface or abstract class, whose
+ * values' concrete classes no checkpoint could record (declare a sealed type instead). What only a value can
+ * show — a serializer that writes but cannot read — is checked by the runtime on the first value written to
+ * each key of a checkpointed run.
  *
  * ```kotlin
  * object Research : StateSchema("research", version = 1) {
@@ -82,6 +85,7 @@ public open class StateSchema @JvmOverloads constructor(name: String? = null, pu
         check(!frozen) {
             "State schema '${this.name}' is already used by a built graph; declare key '$name' before building any graph with it."
         }
+        requireCheckpointable(this.name, name, serializer)
         val key = StateKey(this, name, serializer, valueClass.kotlinBoxed(), nullable, default, hasDefault, reducer, declared.size)
         require(!hasDefault || key.accepts(default)) {
             "The default of state key '$name' in schema '${this.name}' must be a ${key.typeName}, but was ${default?.javaClass?.name}."

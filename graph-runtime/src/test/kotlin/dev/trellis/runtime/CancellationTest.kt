@@ -2,6 +2,10 @@
 
 package dev.trellis.runtime
 
+import dev.trellis.checkpoint.CheckpointRecord
+import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.InMemoryCheckpointStore
+import dev.trellis.checkpoint.Lease
 import dev.trellis.graph.Graph
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
@@ -22,6 +26,8 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.collect
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.test.StandardTestDispatcher
+import kotlinx.coroutines.test.TestScope
 import kotlinx.coroutines.test.runTest
 import kotlinx.coroutines.withTimeout
 import org.junit.jupiter.api.Test
@@ -265,5 +271,79 @@ class CancellationTest {
         EventInvariants.check(events)
         events.last().shouldBeInstanceOf<RunEvent.RunCancelled>()
         events.filterIsInstance<RunEvent.NodeCancelled>().map { it.nodeId } shouldContainExactlyInAnyOrder listOf("a", "b")
+    }
+
+    /** A store whose append of a checkpoint with [status] suspends until cancelled, once [entered] is complete. */
+    private class StuckStore(private val status: String, private val delegate: CheckpointStore = InMemoryCheckpointStore()) :
+        CheckpointStore by delegate {
+        val entered = CompletableDeferred<Unit>()
+
+        override suspend fun append(lease: Lease, record: CheckpointRecord) {
+            if (record.status == status) {
+                entered.complete(Unit)
+                awaitCancellation()
+            }
+            delegate.append(lease, record)
+        }
+    }
+
+    private fun TestScope.checkpointed(store: CheckpointStore, runId: String) = RunOptions(
+        runId = runId,
+        dispatcher = StandardTestDispatcher(testScheduler),
+        timeSource = testScheduler.timeSource,
+        checkpointing = Checkpointing(store),
+    )
+
+    private val oneNode = graph("final-checkpoint", S) { start(node("a") { set(S.log, listOf("a")) }) }
+
+    @Test
+    fun `cancelling invoke while the final checkpoint is being saved rethrows the CancellationException`() = runTest {
+        val store = StuckStore("COMPLETED")
+        var caught: Throwable? = null
+        val caller = launch {
+            try {
+                // No dispatcher: the run's loop is the caller's coroutine, so nothing but the run can turn the failure
+                // to save into the caller's CancellationException.
+                oneNode.invoke(options = RunOptions(runId = "stuck-1", checkpointing = Checkpointing(store)))
+            } catch (e: Throwable) {
+                caught = e
+                throw e
+            }
+        }
+        store.entered.await()
+        caller.cancelAndJoin()
+        caught.shouldBeInstanceOf<CancellationException>()
+        caller.isCancelled shouldBe true
+        // The lease was released: another owner claims the run at once.
+        store.release(store.claim("stuck-1", "another-owner"))
+    }
+
+    @Test
+    fun `a run cancelled while its final checkpoint is being saved ends CANCELLED with RunCancelled last`() = runTest {
+        val store = StuckStore("COMPLETED")
+        val events = ArrayList<RunEvent>()
+        val handle = oneNode.start(this, options = checkpointed(store, "stuck-2")) { events += it }
+        store.entered.await()
+        handle.cancel()
+        handle.await().status shouldBe Status.CANCELLED
+        EventInvariants.check(events)
+        events.last().shouldBeInstanceOf<RunEvent.RunCancelled>()
+    }
+
+    @Test
+    fun `cancelling invoke while a step's checkpoint is being saved rethrows the CancellationException`() = runTest {
+        val store = StuckStore("RUNNING")
+        var caught: Throwable? = null
+        val caller = launch {
+            try {
+                oneNode.invoke(options = checkpointed(store, "stuck-3"))
+            } catch (e: Throwable) {
+                caught = e
+                throw e
+            }
+        }
+        store.entered.await()
+        caller.cancelAndJoin()
+        caught.shouldBeInstanceOf<CancellationException>()
     }
 }

@@ -3,6 +3,7 @@ package dev.trellis.javaapi
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
 import dev.trellis.jackson.JacksonSerializer
+import dev.trellis.javaapi.internal.JacksonCodecs
 import tools.jackson.core.type.TypeReference
 
 /**
@@ -18,14 +19,14 @@ public object JacksonKeys {
     /** A key of the generic [type] (e.g. `new TypeReference<List<Order>>() {}`) with a [default]. */
     @JvmStatic
     public fun <T> of(schema: StateSchema, name: String, type: TypeReference<T>, default: T): StateKey<T> {
-        val serializer = JacksonSerializer.of(type)
+        val serializer = JacksonCodecs.readable(schema, name, JacksonSerializer.of(type))
         return schema.key(name, serializer, serializer.type.rawClass, default == null, default, null)
     }
 
     /** A key of the generic [type] without a default: every run must give it a value in its input. */
     @JvmStatic
     public fun <T> required(schema: StateSchema, name: String, type: TypeReference<T>): StateKey<T> {
-        val serializer = JacksonSerializer.of(type)
+        val serializer = JacksonCodecs.readable(schema, name, JacksonSerializer.of(type))
         return schema.key(name, serializer, serializer.type.rawClass, false)
     }
 }

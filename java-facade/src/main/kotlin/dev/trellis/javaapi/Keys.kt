@@ -8,7 +8,9 @@ import kotlinx.serialization.KSerializer
 
 /**
  * Declares state keys from Java, each with a serializer so every state can be checkpointed. Keys belong to a
- * schema; declare them before building a graph with it.
+ * schema; declare them before building a graph with it. A type the Jackson codecs cannot read back (an interface or
+ * abstract class without `@JsonTypeInfo`, a class without a creator) fails with [IllegalArgumentException] when the
+ * key is declared.
  *
  * ```java
  * StateSchema schema = new StateSchema("ingest");
@@ -26,33 +28,33 @@ public object Keys {
     /** A key of [type] with a [default] (null makes the key nullable); last writer wins, with the conflict check. */
     @JvmStatic
     public fun <T> of(schema: StateSchema, name: String, type: Class<T>, default: T): StateKey<T> =
-        schema.key(name, KeyCodecs.of(name, type), type, default == null, default, null)
+        schema.key(name, KeyCodecs.of(schema, name, type), type, default == null, default, null)
 
     /** A key of [type] without a default: every run must give it a value in its input. */
     @JvmStatic
     public fun <T> required(schema: StateSchema, name: String, type: Class<T>): StateKey<T> =
-        schema.key(name, KeyCodecs.of(name, type), type, false)
+        schema.key(name, KeyCodecs.of(schema, name, type), type, false)
 
     /** A nullable key of [type], null by default. */
     @JvmStatic
     public fun <T> nullable(schema: StateSchema, name: String, type: Class<T>): StateKey<T?> {
         @Suppress("UNCHECKED_CAST") // the serializer writes and reads null as JSON null
-        val serializer = KeyCodecs.of(name, type) as KSerializer<T?>
+        val serializer = KeyCodecs.of(schema, name, type) as KSerializer<T?>
         return schema.key(name, serializer, type, true, null, null)
     }
 
     /** A key whose value [reducer] folds every write into (so parallel writers never conflict), from [default]. */
     @JvmStatic
     public fun <T> reducing(schema: StateSchema, name: String, type: Class<T>, default: T, reducer: Reducer<T>): StateKey<T> =
-        schema.key(name, KeyCodecs.of(name, type), type, default == null, default, reducer)
+        schema.key(name, KeyCodecs.of(schema, name, type), type, default == null, default, reducer)
 
     /** A list of [elementType], empty by default; each write (a list) is appended, so parallel writers never conflict. */
     @JvmStatic
     public fun <E> appending(schema: StateSchema, name: String, elementType: Class<E>): StateKey<List<E>> =
-        schema.key(name, KeyCodecs.listOf(name, elementType), List::class.java, false, emptyList(), Reducer.append())
+        schema.key(name, KeyCodecs.listOf(schema, name, elementType), List::class.java, false, emptyList(), Reducer.append())
 
     /** A map from [keyType] to [valueType], empty by default; each write (a map) is merged into it. */
     @JvmStatic
     public fun <K, V> merging(schema: StateSchema, name: String, keyType: Class<K>, valueType: Class<V>): StateKey<Map<K, V>> =
-        schema.key(name, KeyCodecs.mapOf(name, keyType, valueType), Map::class.java, false, emptyMap(), Reducer.merge())
+        schema.key(name, KeyCodecs.mapOf(schema, name, keyType, valueType), Map::class.java, false, emptyMap(), Reducer.merge())
 }

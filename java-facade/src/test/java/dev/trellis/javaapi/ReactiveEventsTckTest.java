@@ -6,11 +6,7 @@ import org.reactivestreams.Publisher;
 import org.reactivestreams.tck.PublisherVerification;
 import org.reactivestreams.tck.TestEnvironment;
 
-/**
- * The Reactive Streams TCK against {@link TrellisRunner#reactiveEvents}. A run of {@link Fixtures#emitter}
- * has exactly {@code payloads + 4} events, so {@code createPublisher(n)} is a whole run for n >= 4; smaller
- * requests take the first n events of a run (which exercises cancelling the run mid-way).
- */
+/** The Reactive Streams TCK against {@link TrellisRunner#reactiveEvents}; see {@link TckRuns}. */
 public class ReactiveEventsTckTest extends PublisherVerification<RunEvent> {
     public ReactiveEventsTckTest() {
         super(new TestEnvironment(2_000, 200), 1_000);
@@ -18,17 +14,24 @@ public class ReactiveEventsTckTest extends PublisherVerification<RunEvent> {
 
     @Override
     public Publisher<RunEvent> createPublisher(long elements) {
-        if (elements >= 4) return Trellis.runner(Fixtures.emitter(elements - 4)).reactiveEvents(Map.of());
-        return Truncated.reactive(Trellis.runner(Fixtures.emitter(0)).reactiveEvents(Map.of()), elements);
+        return Trellis.runner(Fixtures.emitter(TckRuns.payloads(elements, TckRuns.RUN_EVENTS))).reactiveEvents(Map.of());
     }
 
+    /** A run that cannot start (its run id already has checkpoints) fails the stream with onError. */
     @Override
     public Publisher<RunEvent> createFailedPublisher() {
-        return null; // a run's failure is an event (RunFailed), never onError
+        return TckRuns.failing().reactiveEvents(Map.of());
     }
 
     @Override
     public long maxElementsFromPublisher() {
         return Integer.MAX_VALUE;
+    }
+
+    /** Skips the rules that need a stream of fewer elements than any run publishes, and its completion. */
+    @Override
+    public void activePublisherTest(long elements, boolean completionSignalRequired, PublisherTestRun<RunEvent> body) throws Throwable {
+        TckRuns.skipIfTooShort(elements, completionSignalRequired, TckRuns.RUN_EVENTS);
+        super.activePublisherTest(elements, completionSignalRequired, body);
     }
 }

@@ -6,6 +6,7 @@ import dev.trellis.checkpoint.FencedOutException
 import dev.trellis.checkpoint.Lease
 import dev.trellis.graph.Graph
 import dev.trellis.runtime.Checkpointing
+import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.delay
 import java.time.Clock
 import java.time.Duration
@@ -75,9 +76,15 @@ internal class Checkpointer(
         }
     }
 
+    /** Releases the lease, once; a failure to release is ignored (the lease then expires on its own). */
     suspend fun close() {
-        lease?.let { runCatching { config.store.release(it) } }
+        val held = lease ?: return
         lease = null
+        try {
+            config.store.release(held)
+        } catch (e: Throwable) {
+            e.rethrowIfFatal(currentCoroutineContext())
+        }
     }
 
     /** Renews the lease at half its remaining time, for as long as the run lasts. */

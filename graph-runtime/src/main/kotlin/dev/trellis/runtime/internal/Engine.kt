@@ -73,7 +73,9 @@ internal class Engine(
     private val size = topology.size
     private val config = graph.config
     private val position = Position(size, input, topology.channels)
-    private val childContext = options.dispatcher ?: Dispatchers.Default
+
+    /** Where node bodies run. */
+    val childContext = options.dispatcher ?: Dispatchers.Default
     private val monotonic = options.timeSource === TimeSource.Monotonic
     private val origin = options.timeSource.markNow()
     private val lastExecution = arrayOfNulls<Execution>(size)
@@ -93,6 +95,9 @@ internal class Engine(
     private val checkpointer: Checkpointer? = options.checkpointing
         ?.takeIf { it.mode != Checkpointing.Mode.OFF }
         ?.let { Checkpointer(graph, runId, it, options.clock, lastSequence, forkedFrom) }
+
+    /** Reads back the first value written to each key, when the run saves checkpoints. */
+    private val readBack: ReadBack? = if (checkpointer != null) ReadBack(topology.keys) else null
 
     init {
         for ((nodeId, answer) in answers) {
@@ -155,14 +160,25 @@ internal class Engine(
     /** Runs to the end and returns the result; a cancelled caller gets its [CancellationException] rethrown. */
     suspend fun execute(onCancelled: (RunResult) -> Unit = {}): RunResult {
         startNanos = nanoTime()
+        // A new run's state (its input, a fork's edit) is checked before anything is claimed or run.
+        if (fresh) readBack?.requireReadable(currentState)
         checkpointer?.open(fresh)
         val unregister = options.control?.register { drainRequested = true }
         try {
             return run(onCancelled)
         } finally {
+            releaseLease()
+            // Only now may the control count the run as ended: a shutdown hook waiting for it lets the JVM exit.
             unregister?.invoke()
-            withContext(NonCancellable) { checkpointer?.close() }
         }
+    }
+
+    /**
+     * Releases the run's lease (once; later calls do nothing), before the run's end is observable — its terminal
+     * event, its result, the control's count — so that whoever sees the run end can claim it at once.
+     */
+    private suspend fun releaseLease() {
+        if (checkpointer != null) withContext(NonCancellable) { checkpointer.close() }
     }
 
     private suspend fun run(onCancelled: (RunResult) -> Unit): RunResult {
@@ -170,6 +186,7 @@ internal class Engine(
         if (restored == null) for (entry in topology.entries) position.markReady(entry)
         if (fresh && checkpointer?.everyStep == true) checkpointStep()
         val timeout = config.executionTimeout
+        val status: Status
         try {
             if (timeout == null) {
                 loop()
@@ -177,29 +194,25 @@ internal class Engine(
                 fail(RunTimeoutException(timeout.toJavaDuration()))
                 drainCancelled()
             }
+            status = when {
+                errors.isNotEmpty() -> Status.FAILED
+                interrupts.isNotEmpty() || (drained && position.readyCount + position.pendingTriggers > 0) -> Status.INTERRUPTED
+                else -> Status.COMPLETED
+            }
+            // Inside the try: a run cancelled while its last checkpoint is saved ends CANCELLED like any other.
+            if (checkpointer != null && !fencedOut) checkpointFinal(status)
         } catch (e: CancellationException) {
             withContext(NonCancellable) {
                 draining = true
                 drainCancelled()
+                releaseLease()
                 val result = result(Status.CANCELLED)
                 onCancelled(result)
                 send { RunEvent.RunCancelled(runId, now(), result) }
             }
             throw e
         }
-        val status = when {
-            errors.isNotEmpty() -> Status.FAILED
-            interrupts.isNotEmpty() || (drained && position.readyCount + position.pendingTriggers > 0) -> Status.INTERRUPTED
-            else -> Status.COMPLETED
-        }
-        if (checkpointer != null && !fencedOut) {
-            val label = if (status == Status.INTERRUPTED && interrupts.isEmpty()) "DRAINED" else status.name
-            try {
-                checkpoint(label, full = true)
-            } catch (e: Exception) {
-                errors += e
-            }
-        }
+        releaseLease()
         val result = result(if (errors.isEmpty()) status else Status.FAILED)
         send {
             when (result.status) {
@@ -212,6 +225,17 @@ internal class Engine(
     }
 
     private var fencedOut = false
+
+    /** Saves the full checkpoint of the run's end; a failure to save fails the run, a cancellation is rethrown. */
+    private suspend fun checkpointFinal(status: Status) {
+        val label = if (status == Status.INTERRUPTED && interrupts.isEmpty()) "DRAINED" else status.name
+        try {
+            checkpoint(label, full = true)
+        } catch (e: Throwable) {
+            e.rethrowIfFatal(currentCoroutineContext())
+            errors += e
+        }
+    }
 
     /** Saves a checkpoint of the current position; a failure to save fails the run. */
     private suspend fun checkpoint(status: String, full: Boolean = false) {
@@ -234,9 +258,8 @@ internal class Engine(
     private suspend fun checkpointStep() {
         try {
             checkpoint("RUNNING")
-        } catch (e: CancellationException) {
-            throw e
-        } catch (e: Exception) {
+        } catch (e: Throwable) {
+            e.rethrowIfFatal(currentCoroutineContext())
             fail(e)
         }
     }
@@ -264,9 +287,8 @@ internal class Engine(
             launch {
                 try {
                     writer.keepLeaseAlive()
-                } catch (e: CancellationException) {
-                    throw e
-                } catch (_: Exception) {
+                } catch (e: Throwable) {
+                    e.rethrowIfFatal(currentCoroutineContext())
                     // The next checkpoint fails with the store's own error and fails the run.
                 }
             }
@@ -532,7 +554,7 @@ internal class Engine(
         val count = try {
             decideEdges(execution)
         } catch (e: Throwable) {
-            if (e is VirtualMachineError && e !is StackOverflowError) throw e
+            e.rethrowIfFatal(null)
             execution.status = Status.FAILED
             execution.error = e
             failed(execution)
@@ -608,6 +630,7 @@ internal class Engine(
                 return ConflictingUpdateException(keys[k].name, execution.node.id, position.lastWriter[k] ?: "?")
             }
         }
+        readBack?.refuse(execution)?.let { return it }
         val values = current.copyValues()
         for (i in 0 until count) {
             val k = execution.writeKeyAt(i)
@@ -621,7 +644,7 @@ internal class Engine(
                 try {
                     reducer.reduce(old, update)
                 } catch (e: Throwable) {
-                    if (e is VirtualMachineError && e !is StackOverflowError) throw e
+                    e.rethrowIfFatal(null)
                     return e
                 }
             }

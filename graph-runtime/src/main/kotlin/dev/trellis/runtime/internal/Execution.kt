@@ -5,15 +5,12 @@ import dev.trellis.graph.NodeScope
 import dev.trellis.graph.Retry
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
-import dev.trellis.runtime.NodeTimeoutException
 import dev.trellis.runtime.Status
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.ensureActive
-import kotlinx.coroutines.isActive
-import kotlinx.coroutines.withTimeoutOrNull
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
 import kotlin.time.toJavaDuration
 
@@ -184,11 +181,8 @@ internal class Execution(
             currentCoroutineContext().ensureActive()
             status = Status.COMPLETED
         } catch (e: Throwable) {
-            if (e is CancellationException && !currentCoroutineContext().isActive) {
-                status = Status.CANCELLED
-                throw e
-            }
-            if (e is VirtualMachineError && e !is StackOverflowError) throw e
+            status = Status.CANCELLED // when rethrown just below
+            e.rethrowIfFatal(currentCoroutineContext())
             writeCount = 0
             if (e is InterruptSignal) {
                 status = Status.INTERRUPTED
@@ -203,28 +197,20 @@ internal class Execution(
     }
 
     /** Runs one attempt; returns its failure, or null on success. Rethrows real cancellation. */
-    private suspend fun attemptOnce(timeout: kotlin.time.Duration?): Throwable? = try {
-        if (timeout == null) {
-            node.body(this)
-        } else {
-            // The body's failure leaves withTimeoutOrNull as a value: rethrown across it after a suspension, it
-            // would be replaced by a copy (stack-trace recovery in debug mode), and a node's error must be its own.
-            val outcome = withTimeoutOrNull(timeout) {
-                try {
-                    node.body(this@Execution)
-                } catch (e: Throwable) {
-                    if (e is CancellationException) throw e
-                    return@withTimeoutOrNull e
-                }
-            } ?: throw NodeTimeoutException(node.id, timeout.toJavaDuration())
-            if (outcome is Throwable) throw outcome
-        }
-        null
-    } catch (e: Throwable) {
-        if (e is CancellationException && !currentCoroutineContext().isActive) throw e
-        if (e is VirtualMachineError && e !is StackOverflowError) throw e
+    private suspend fun attemptOnce(timeout: kotlin.time.Duration?): Throwable? {
+        val failure = try {
+            if (timeout == null) {
+                node.body(this)
+                null
+            } else {
+                TimedAttempt(this).run(timeout, engine.childContext)
+            }
+        } catch (e: Throwable) {
+            e
+        } ?: return null
+        failure.rethrowIfFatal(currentCoroutineContext())
         writeCount = 0
-        e
+        return failure
     }
 
     /** Drops what the execution no longer needs once merged, so history does not retain states. */

@@ -9,7 +9,11 @@ import kotlinx.serialization.KSerializer
 import kotlinx.serialization.SerializationException
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.booleanOrNull
+import kotlinx.serialization.json.doubleOrNull
 import java.time.Instant
 
 /** The scope of run snapshots in their envelope. */
@@ -73,12 +77,23 @@ internal object PositionCodec {
 
     /** Reads one envelope; [where] names it in errors ("checkpoint 3 of run r1", "snapshot"). */
     fun unwrap(graph: Graph, text: String, where: String): Pair<Envelope, PositionData> {
+        // Parsed first, then decoded: both steps fail with a SerializationException, and only this order tells text
+        // that is not JSON at all from JSON that is not an envelope.
+        val json = try {
+            PersistenceJson.parseToJsonElement(text)
+        } catch (e: SerializationException) {
+            throw CheckpointFormatException("The $where is corrupt: it is not valid JSON (${e.message?.lineSequence()?.first()}).", e)
+        }
+        // The parser reads a bare word as an unquoted literal; JSON has only true, false, null and numbers.
+        if (json is JsonPrimitive && !json.isString && json !is JsonNull && json.booleanOrNull == null && json.doubleOrNull == null) {
+            throw CheckpointFormatException("The $where is corrupt: it is not valid JSON (it starts with '${json.content.take(20)}').")
+        }
         val envelope = try {
-            PersistenceJson.decodeFromString(Envelope.serializer(), text)
+            PersistenceJson.decodeFromJsonElement(Envelope.serializer(), json)
         } catch (e: SerializationException) {
             throw CheckpointFormatException("The $where is corrupt: it is not a Trellis snapshot envelope (${e.message?.lineSequence()?.first()}).", e)
         } catch (e: IllegalArgumentException) {
-            throw CheckpointFormatException("The $where is corrupt: it is not valid JSON (${e.message?.lineSequence()?.first()}).", e)
+            throw CheckpointFormatException("The $where is corrupt: it is not a Trellis snapshot envelope (${e.message?.lineSequence()?.first()}).", e)
         }
         if (envelope.scope != RUN_SCOPE) {
             throw CheckpointFormatException("The $where has scope '${envelope.scope}', but a run snapshot has scope '$RUN_SCOPE'.")
@@ -154,12 +169,11 @@ internal object PositionCodec {
             lastWriters += data.lastWriters
             nodes += data.nodes
         }
-        for (name in nodes.keys) {
-            if (graph.topology.indexOf(name) < 0) {
-                throw CheckpointFormatException("The $where records node '$name', which graph '${graph.id}' does not have.")
-            }
-        }
         val last = chain.last().second
+        requireKnownNodes(graph, last, where, "records", nodes.keys)
+        requireKnownNodes(graph, last, where, "has a pending trigger of", last.triggers.map { it.node })
+        requireKnownNodes(graph, last, where, "has ready", last.ready)
+        requireKnownNodes(graph, last, where, "has a pending interrupt of", last.interrupts.map { it.node })
         val merged = PositionData(
             graphId = last.graphId,
             runId = last.runId,

@@ -1,5 +1,6 @@
 package dev.trellis.javaapi.internal
 
+import dev.trellis.graph.StateSchema
 import kotlinx.serialization.ExperimentalSerializationApi
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.builtins.ListSerializer
@@ -45,24 +46,24 @@ internal object KeyCodecs {
     }
 
     /** A serializer of [type] for the key [keyName]. */
-    fun <T> of(keyName: String, type: Class<T>): KSerializer<T> {
-        val scalar = scalar(type) ?: return jackson(keyName, javaName(type)) { JacksonCodecs.of(type) }
+    fun <T> of(schema: StateSchema, keyName: String, type: Class<T>): KSerializer<T> {
+        val scalar = scalar(type) ?: return jackson(keyName, javaName(type)) { JacksonCodecs.of(schema, keyName, type) }
         return JavaNamed(javaName(type), scalar.nullable).unchecked()
     }
 
     /** A serializer of lists of [elementType] for the key [keyName]. */
-    fun <E> listOf(keyName: String, elementType: Class<E>): KSerializer<List<E>> {
+    fun <E> listOf(schema: StateSchema, keyName: String, elementType: Class<E>): KSerializer<List<E>> {
         val name = "java.util.List<${javaName(elementType)}>"
-        val element = scalar(elementType) ?: return jackson(keyName, name) { JacksonCodecs.listOf(elementType) }
+        val element = scalar(elementType) ?: return jackson(keyName, name) { JacksonCodecs.listOf(schema, keyName, elementType) }
         return JavaNamed(name, ListSerializer(element.nullable)).unchecked()
     }
 
     /** A serializer of maps from [keyType] to [valueType] for the key [keyName]. */
-    fun <K, V> mapOf(keyName: String, keyType: Class<K>, valueType: Class<V>): KSerializer<Map<K, V>> {
+    fun <K, V> mapOf(schema: StateSchema, keyName: String, keyType: Class<K>, valueType: Class<V>): KSerializer<Map<K, V>> {
         val name = "java.util.Map<${javaName(keyType)},${javaName(valueType)}>"
         val keys = scalar(keyType)
         val values = scalar(valueType)
-        if (keys == null || values == null) return jackson(keyName, name) { JacksonCodecs.mapOf(keyType, valueType) }
+        if (keys == null || values == null) return jackson(keyName, name) { JacksonCodecs.mapOf(schema, keyName, keyType, valueType) }
         return JavaNamed(name, MapSerializer(keys, values.nullable)).unchecked()
     }
 

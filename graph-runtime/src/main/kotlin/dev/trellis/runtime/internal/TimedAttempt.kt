@@ -1,0 +1,140 @@
+package dev.trellis.runtime.internal
+
+import dev.trellis.graph.NodeScope
+import dev.trellis.graph.State
+import dev.trellis.graph.StateKey
+import dev.trellis.runtime.NodeTimeoutException
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.async
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.sync.Mutex
+import kotlinx.coroutines.sync.withLock
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeoutOrNull
+import kotlin.coroutines.CoroutineContext
+import kotlin.time.Duration
+import kotlin.time.toJavaDuration
+
+/**
+ * One attempt of [execution] under a deadline that holds whatever the body does (`docs/semantics.md` §7).
+ *
+ * The body runs in a coroutine of its own on the run's node dispatcher while the attempt waits for it, so a body
+ * that computes without suspending, or blocks its thread, cannot hold the deadline back. When the deadline passes
+ * first, the attempt fails with [NodeTimeoutException] at once: the body is cancelled (a body blocked in
+ * `runInterruptible` is interrupted) and nothing waits for it. A body that ignores its cancellation runs on,
+ * **abandoned**; its coroutine belongs to no run, so the run ends without it.
+ *
+ * The attempt is the body's [NodeScope], so that an abandoned body cannot touch the execution: its writes go to
+ * the attempt's own buffer, handed to the execution only when the body finished in time; once abandoned, its
+ * `emit` and `interrupt` throw a [CancellationException] (its events would come after its node's end). When the
+ * attempt itself is cancelled (the run is), the body is cancelled and waited for, as an untimed body is.
+ *
+ * Only attempts with a timeout pay for this (a coroutine, a timer, a buffer); an untimed node runs its body in its
+ * own execution, with none of it.
+ */
+internal class TimedAttempt(private val execution: Execution) : NodeScope {
+    override val runId: String get() = execution.runId
+    override val nodeId: String get() = execution.nodeId
+    override val executionCount: Int get() = execution.executionCount
+    override val attempt: Int = execution.attempt
+    override val state: State = execution.state
+
+    private val keys = ArrayList<StateKey<*>>(2)
+    private val values = ArrayList<Any?>(2)
+
+    /** Held while an event is sent, so that abandoning waits for a send in progress and refuses later ones. */
+    private val sending = Mutex()
+
+    /** Set once the deadline passed; written under [sending] and this object's monitor. */
+    @Volatile
+    private var abandoned = false
+
+    override fun <T> get(key: StateKey<T>): T {
+        var value: Any? = state.getOrUnset(key)
+        val reducer = key.reducer
+        for (i in keys.indices) {
+            if (keys[i] != key) continue
+            @Suppress("UNCHECKED_CAST")
+            value = if (reducer == null || value === State.Unset) values[i] else reducer.reduce(value as T, values[i] as T)
+        }
+        if (value === State.Unset) return state[key] // throws with the key's name
+        @Suppress("UNCHECKED_CAST")
+        return value as T
+    }
+
+    override fun <T> set(key: StateKey<T>, value: T) {
+        require(key.schema === state.schema) {
+            "Node '$nodeId' wrote key '${key.name}' of schema '${key.schema.name}', but this graph's schema is '${state.schema.name}'."
+        }
+        keys += key
+        values += value
+    }
+
+    override fun <T> update(key: StateKey<T>, transform: (T) -> T) {
+        require(key.reducer == null) {
+            "update() replaces a value, but state key '${key.name}' has reducer ${key.reducer}; use set(${key.name}, update) to fold an update into it."
+        }
+        set(key, transform(get(key)))
+    }
+
+    override suspend fun emit(payload: Any) {
+        sending.withLock {
+            if (abandoned) throw abandonedError()
+            execution.emit(payload)
+        }
+    }
+
+    override fun interrupt(payload: String): String = synchronized(this) {
+        if (abandoned) throw abandonedError()
+        execution.interrupt(payload)
+    }
+
+    private fun abandonedError() = CancellationException(
+        "Node '$nodeId' (attempt $attempt) ran past its timeout and was abandoned; its writes, events and interrupts are discarded.",
+    )
+
+    /**
+     * Runs the body on [dispatcher] until it finishes or [timeout] passes. Returns the body's failure, a
+     * [NodeTimeoutException], or null when it finished in time (its writes are then the execution's).
+     * Rethrows the cancellation of the calling coroutine.
+     */
+    suspend fun run(timeout: Duration, dispatcher: CoroutineContext): Throwable? {
+        // A Job of its own, not a child of the execution's: the run must not wait for an abandoned body.
+        val body = CoroutineScope(currentCoroutineContext() + Job() + dispatcher).async {
+            // The body's failure is a value: rethrown across `await` it could be replaced by a copy (stack-trace
+            // recovery), and a node's error must be its own.
+            try {
+                execution.node.body(this@TimedAttempt)
+                FINISHED
+            } catch (e: Throwable) {
+                e
+            }
+        }
+        val outcome = try {
+            withTimeoutOrNull(timeout) { body.await() }
+        } catch (e: Throwable) {
+            withContext(NonCancellable) { body.cancelAndJoin() }
+            throw e
+        }
+        if (outcome == null) {
+            body.cancel()
+            withContext(NonCancellable) {
+                sending.withLock { synchronized(this@TimedAttempt) { abandoned = true } }
+            }
+            return NodeTimeoutException(nodeId, timeout.toJavaDuration())
+        }
+        if (outcome !== FINISHED) return outcome as Throwable
+        for (i in keys.indices) {
+            @Suppress("UNCHECKED_CAST")
+            execution.set(keys[i] as StateKey<Any?>, values[i])
+        }
+        return null
+    }
+}
+
+/** What a body that finished without failing leaves in its [TimedAttempt]'s deferred. */
+private val FINISHED = Any()
