@@ -9,6 +9,10 @@ import kotlin.time.TimeSource
  * Per-run settings: the run id, where nodes run, and the clock, time source and random source the run
  * uses (all injectable so tests run in virtual time and are repeatable).
  *
+ * Under `runTest` (kotlinx-coroutines-test) nothing needs setting for virtual time: a run whose caller runs on a
+ * test dispatcher and whose [dispatcher], [timeSource] and [clock] are left at their defaults takes the caller's
+ * test dispatcher, its virtual time and a clock of that virtual time (`docs/testing.md`).
+ *
  * ```kotlin
  * graph.invoke(input, RunOptions(dispatcher = Dispatchers.IO, runId = "order-42"))
  * ```
@@ -18,12 +22,21 @@ public class RunOptions(
     public val runId: String? = null,
     /**
      * Where nodes run. When null, the run's loop runs in the caller's context and parallel nodes run on
-     * [kotlinx.coroutines.Dispatchers.Default].
+     * [kotlinx.coroutines.Dispatchers.Default] — or, when the caller runs on a kotlinx-coroutines-test `TestDispatcher`
+     * (inside `runTest`), on that dispatcher, in virtual time.
      */
     public val dispatcher: CoroutineDispatcher? = null,
-    /** The wall clock of event timestamps. */
+    /**
+     * The wall clock of event timestamps, checkpoint times and lease renewal. Left at its default (the system UTC clock)
+     * while nodes run on a test dispatcher, events are stamped with that dispatcher's virtual time counted from the
+     * epoch instead; checkpoints and leases keep this clock, as stores judge leases by theirs.
+     */
     public val clock: Clock = Clock.systemUTC(),
-    /** The time source of durations; pass `testScheduler.timeSource` in virtual-time tests. */
+    /**
+     * The time source of durations. Left at its default ([TimeSource.Monotonic]) while nodes run on a test dispatcher,
+     * the run measures that dispatcher's virtual time instead. A run in virtual time (a test dispatcher, or any time
+     * source but the monotonic one) makes no scheduling decision from the wall clock (`docs/semantics.md` §10).
+     */
     public val timeSource: TimeSource = TimeSource.Monotonic,
     /** The random source of retry jitter. */
     public val random: Random = Random.Default,

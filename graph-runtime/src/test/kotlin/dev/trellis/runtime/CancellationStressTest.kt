@@ -33,7 +33,7 @@ import kotlin.time.Duration.Companion.seconds
  * must end (no hang), pair every NodeStarted with an end event, leave no execution EXECUTING and no node body or
  * coroutine running after it returned.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@Timeout(value = 300, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class CancellationStressTest {
     object S : StateSchema("cancel-stress") {
         /** Per branch: the name of its [Kind], "FAIL_<kind>" to fail after doing it, or "" when not taken. */

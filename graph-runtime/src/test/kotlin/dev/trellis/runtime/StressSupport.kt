@@ -4,14 +4,18 @@ import dev.trellis.graph.NodeScope
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.async
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.withTimeoutOrNull
 import kotlinx.coroutines.yield
 import java.util.concurrent.atomic.AtomicInteger
 import kotlin.random.Random
 import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.seconds
+import kotlin.time.TimeSource
 
 /**
  * Helpers of the stress tests of the runtime's workers and drive right (`internal/Handoff.kt`): real threads
@@ -43,16 +47,28 @@ object Stress {
     }
 
     /**
-     * Runs [block] in runBlocking with a deadline; a run that never ends fails with the [what] it was doing
-     * (the deadline cancels the run, which must end then; JUnit's own @Timeout catches the rest).
+     * Runs [block] in runBlocking and fails when it makes no progress for [limit]: a run that never ends fails with the
+     * [what] it was doing (the failure cancels the run, which must end then; JUnit's own @Timeout catches the rest).
+     * [what] names the current step (`"rep 17, plan ..."`): each change of it counts as progress and restarts the
+     * deadline, so a loop of many steps on a loaded machine is not mistaken for a hang; a constant [what] makes
+     * [limit] a deadline for the whole block.
      */
     fun deadline(limit: Duration = 20.seconds, what: () -> String = { "" }, block: suspend CoroutineScope.() -> Unit) {
         runBlocking {
-            try {
-                withTimeout(limit) { block() }
-            } catch (e: TimeoutCancellationException) {
-                throw AssertionError("Hang: nothing ended within $limit. ${what()}", e)
+            val work = async { block() }
+            var step = what()
+            var since = TimeSource.Monotonic.markNow()
+            while (withTimeoutOrNull(50.milliseconds) { work.join() } == null) {
+                val now = what()
+                if (now != step) {
+                    step = now
+                    since = TimeSource.Monotonic.markNow()
+                } else if (since.elapsedNow() > limit) {
+                    work.cancel()
+                    throw AssertionError("Hang: nothing ended within $limit. $now")
+                }
             }
+            work.await()
         }
     }
 

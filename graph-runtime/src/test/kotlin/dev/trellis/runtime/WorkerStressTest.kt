@@ -29,7 +29,7 @@ import kotlin.time.Duration.Companion.seconds
  * graph and slow collectors. Every test asserts invariants (each branch exactly once, join once, event pairing),
  * never timings, and fails instead of hanging.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@Timeout(value = 300, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class WorkerStressTest {
     object S : StateSchema("worker-stress") {
         /** The run's plan: per branch, the name of its [Kind], or "" when its edge is not taken. */

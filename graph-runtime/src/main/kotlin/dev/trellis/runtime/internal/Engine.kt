@@ -25,6 +25,7 @@ import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.RunTimeoutException
 import dev.trellis.runtime.Status
 import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Job
@@ -39,8 +40,11 @@ import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
+import java.time.Clock
 import java.time.Duration
 import java.time.Instant
+import kotlin.coroutines.ContinuationInterceptor
+import kotlin.time.TimeMark
 import kotlin.time.TimeSource
 import kotlin.time.toJavaDuration
 
@@ -74,10 +78,20 @@ internal class Engine(
     private val config = graph.config
     private val position = Position(size, input, topology.channels)
 
-    /** Where node bodies run. */
-    val childContext = options.dispatcher ?: Dispatchers.Default
-    private val monotonic = options.timeSource === TimeSource.Monotonic
-    private val origin = options.timeSource.markNow()
+    /** Where node bodies run, resolved when the run starts ([resolveTime]). */
+    var childContext: CoroutineDispatcher = Dispatchers.Default
+        private set
+    private var monotonic = true
+    private lateinit var origin: TimeMark
+    private var clock: Clock = options.clock
+
+    /**
+     * Whether the run is in virtual time: its nodes run on a test dispatcher, or its time source is not the monotonic
+     * one. Then no scheduling decision reads the wall clock (no start costs, no stall monitor): the order of
+     * same-instant completions depends on nothing but the graph (`docs/semantics.md` §10). Set when the run starts.
+     */
+    var virtualTime: Boolean = false
+        private set
     private val lastExecution = arrayOfNulls<Execution>(size)
     private val attempts = IntArray(size)
     private val nanos = LongArray(size)
@@ -157,8 +171,24 @@ internal class Engine(
 
     fun nanoTime(): Long = if (monotonic) System.nanoTime() else origin.elapsedNow().inWholeNanoseconds
 
+    /**
+     * Resolves where nodes run and which time the run reads, from [RunOptions] and the [caller]'s dispatcher: under a
+     * kotlinx-coroutines-test scheduler (`runTest`), options left at their defaults take the caller's test dispatcher,
+     * its virtual time and a clock of that virtual time (`docs/testing.md`).
+     */
+    private fun resolveTime(caller: ContinuationInterceptor?) {
+        val test = TestSchedulers.testDispatcher(options.dispatcher ?: caller)
+        childContext = options.dispatcher ?: test ?: Dispatchers.Default
+        val timeSource = if (test != null && options.timeSource === TimeSource.Monotonic) TestSchedulers.timeSource(test) else options.timeSource
+        if (test != null && options.clock == Clock.systemUTC()) clock = TestSchedulers.clock(test)
+        monotonic = timeSource === TimeSource.Monotonic
+        origin = timeSource.markNow()
+        virtualTime = test != null || !monotonic
+    }
+
     /** Runs to the end and returns the result; a cancelled caller gets its [CancellationException] rethrown. */
     suspend fun execute(onCancelled: (RunResult) -> Unit = {}): RunResult {
+        resolveTime(currentCoroutineContext()[ContinuationInterceptor])
         startNanos = nanoTime()
         // A new run's state (its input, a fork's edit) is checked before anything is claimed or run.
         if (fresh) readBack?.requireReadable(currentState)
@@ -372,9 +402,14 @@ internal class Engine(
      * Starts queued executions in the calling coroutine's thread until the queue is empty, counted as a worker
      * (the caller counted itself already). The run's [loop] starts only nodes known to be quick: its thread is the
      * caller's, which a long node must not hold (a UI thread, say); it hands the others to their own coroutine.
+     *
+     * In virtual time every node counts as long, whatever its start cost: which coroutine starts a node, and so the
+     * order of same-instant completions, must not depend on how busy the host is. No worker is then ever counted
+     * while inside a node, so queued work always has a worker polling it or a runner on its way, and the
+     * [StallMonitor] is never needed.
      */
     private suspend fun work(scope: CoroutineScope, handoff: Handoff, loop: Boolean) {
-        val costs = topology.startCosts
+        val costs = if (virtualTime) null else topology.startCosts
         while (true) {
             val execution = if (currentCoroutineContext().isActive) handoff.queue.poll() else null
             if (execution == null) {
@@ -382,7 +417,7 @@ internal class Engine(
                 return
             }
             handoff.polls++
-            val long = costs.get(execution.index) > QUICK_START_NANOS
+            val long = costs == null || costs.get(execution.index) > QUICK_START_NANOS
             if (long && loop) {
                 childScope!!.launch { startTimed(scope, handoff, execution) }
                 continue
@@ -397,8 +432,12 @@ internal class Engine(
         }
     }
 
-    /** [start], keeping how long it kept this thread busy in `Topology.startCosts` (a moving average). */
+    /**
+     * [start], keeping how long it kept this thread busy in `Topology.startCosts` (a moving average); in virtual time
+     * the start is neither measured nor recorded (the wall clock has no say there, see [work]).
+     */
     private fun startTimed(scope: CoroutineScope, handoff: Handoff, execution: Execution) {
+        if (virtualTime) return start(scope, handoff, execution)
         val costs = topology.startCosts
         val index = execution.index
         val started = System.nanoTime()
@@ -449,8 +488,9 @@ internal class Engine(
                 val handoff = handoff!!
                 if (handoff.needsRunner()) {
                     launchRunner(scope, handoff)
-                } else {
-                    // A counted worker may be inside a node believed quick that is not quick this time.
+                } else if (!virtualTime) {
+                    // A counted worker may be inside a node believed quick that is not quick this time (never in
+                    // virtual time, where every node counts as long: see work()).
                     StallMonitor.watch(handoff)
                 }
             }
@@ -745,7 +785,7 @@ internal class Engine(
         deliver(channel, event())
     }
 
-    private fun now(): Instant = Instant.now(options.clock)
+    private fun now(): Instant = Instant.now(clock)
 
     private fun result(status: Status): RunResult {
         val kept = history.toTypedArray()

@@ -1,6 +1,6 @@
 package dev.trellis.runtime.persistence
 
-import dev.trellis.checkpoint.SqliteCheckpointStore
+import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunControl
 import dev.trellis.runtime.RunOptions

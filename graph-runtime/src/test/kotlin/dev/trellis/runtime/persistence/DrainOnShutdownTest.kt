@@ -1,7 +1,7 @@
 package dev.trellis.runtime.persistence
 
 import dev.trellis.checkpoint.RunOwnedException
-import dev.trellis.checkpoint.SqliteCheckpointStore
+import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.Status
