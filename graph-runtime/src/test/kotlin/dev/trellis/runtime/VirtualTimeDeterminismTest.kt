@@ -5,6 +5,7 @@ import dev.trellis.graph.InternalTrellisApi
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
+import dev.trellis.runtime.internal.StallMonitor
 import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.Dispatchers
@@ -43,10 +44,20 @@ class VirtualTimeDeterminismTest {
         for (i in 0 until costs.length()) costs.set(i, perturb(random))
     }
 
-    /** Spins [millis] of real time without suspending: long enough for the stall monitor to think the queue stuck. */
+    /** The runs the JVM-wide stall monitor watches (it lets go of ended runs within a millisecond or two). */
+    private val watched = StallMonitor::class.java.getDeclaredField("watched").apply { isAccessible = true }.get(StallMonitor) as Collection<*>
+
+    /** How many runs the stall monitor watched at the end of each [spin]: a virtual-time run is never among them. */
+    private val watchedAfterSpins = ArrayList<Int>()
+
+    /**
+     * Spins [millis] of real time without suspending, with work queued behind it: long enough for the stall monitor
+     * to think the queue stuck, if it watched the run.
+     */
     private fun spin(millis: Long) {
         val until = System.nanoTime() + millis * 1_000_000
         while (System.nanoTime() < until) Thread.onSpinWait()
+        watchedAfterSpins += watched.size
     }
 
     /**
@@ -102,6 +113,8 @@ class VirtualTimeDeterminismTest {
             val expected = reference ?: events!!.also { reference = it }
             withClue("run $run (start costs perturbed by mode ${run % modes.size})") { events shouldBe expected }
         }
+        watchedAfterSpins.size shouldBe 40 * 3
+        withClue("runs watched by the stall monitor while a node of a virtual-time run spun") { watchedAfterSpins.toSet() shouldBe setOf(0) }
     }
 
     @Test
