@@ -104,7 +104,7 @@ class PublishersTest {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(1);
         Graph blocker = JavaGraph.builder("blocker", s.schema)
-            .node("block", ctx -> {
+            .blockingNode("block", ctx -> {
                 started.countDown();
                 try {
                     Thread.sleep(60_000);
@@ -129,7 +129,7 @@ class PublishersTest {
         int payloads = 2_000;
         AtomicInteger emitted = new AtomicInteger();
         Graph graph = JavaGraph.builder("emitter", s.schema)
-            .node("emit", ctx -> {
+            .blockingNode("emit", ctx -> {
                 for (int i = 0; i < payloads; i++) {
                     ctx.emit(i);
                     emitted.incrementAndGet();
