@@ -31,8 +31,9 @@ public class NodeOptions private constructor(
 
     /**
      * These options with a per-attempt [timeout] (null for the graph's default); an attempt running longer fails
-     * with `NodeTimeoutException`. A timeout interrupts a `blockingNode` and cancels an `asyncNode`'s stage; a
-     * `node` cannot be stopped, so it fails only once it returns.
+     * with `NodeTimeoutException`. A timeout interrupts a `blockingNode` and cancels an `asyncNode`'s stage; it
+     * cannot stop a `node`, which never suspends (like a Kotlin node that does not suspend): code that may be slow
+     * belongs in a `blockingNode`.
      */
     public fun withTimeout(timeout: Duration?): NodeOptions = NodeOptions(retryOrNull, timeout, descriptionOrNull)
 
