@@ -21,6 +21,8 @@ def load(path):
     rows = {}
     for r in json.load(open(path)):
         name = r["benchmark"].split(".")[-2] + "." + r["benchmark"].split(".")[-1]
+        for param, value in sorted(r.get("params", {}).items()):
+            name += f"[{param}={value}]"
         score = r["primaryMetric"]["score"]
         err = r["primaryMetric"].get("scoreError")
         alloc = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {}).get("score")
@@ -72,6 +74,7 @@ def main():
                   f"{fmt_us(net) if trellis else '—'} | {net / steps:.3f} | "
                   f"{fmt_b(None if net_alloc is None else net_alloc / steps)} | {ratio} |")
     facade(rows)
+    java_facade(rows)
     checkpoints(rows)
 
 
@@ -88,6 +91,43 @@ def facade(rows):
         print(f"| {title} | {fmt_us(score)} | {fmt_us(err)} | {fmt_b(alloc)} | {score / 100:.3f} | "
               f"{fmt_b(None if alloc is None else alloc / 100)} | {score / plain[0]:.2f}× | "
               f"{fmt_us(score - plain[0])} µs, {fmt_b((alloc or 0) - (plain[2] or 0))} B |")
+
+
+def java_facade(rows):
+    """Graphs built in Java (inline `node`s) and the blocking `invoke`, against the Kotlin rows of the same run."""
+    kotlin_chain, kotlin_one = rows.get("ChainBench.trellisInvoke"), rows.get("OneNodeBench.trellisInvoke")
+    lines = [
+        ("chain of 100, Kotlin, `invoke` in `runBlocking` (ChainBench)", "ChainBench.trellisInvoke", 100, kotlin_chain),
+        ("chain of 100, Kotlin-built, facade `invoke` (FacadeBench)", "FacadeBench.facadeInvoke", 100, kotlin_chain),
+        ("chain of 100, Java `node`s, `invoke`", "JavaFacadeBench.javaChainInvoke", 100, kotlin_chain),
+        ("chain of 100, Java `node`s, `invokeAsync(...).join()`", "JavaFacadeBench.javaChainInvokeAsync", 100, kotlin_chain),
+        ("1 node, Kotlin, `invoke` in `runBlocking` (OneNodeBench)", "OneNodeBench.trellisInvoke", 1, kotlin_one),
+        ("1 node, Java `node`, `invoke`", "JavaFacadeBench.javaOneNodeInvoke", 1, kotlin_one),
+    ]
+    if not any(rows.get(name) for _, name, _, _ in lines):
+        return
+    print("\n| Java facade | µs/op | ± | B/op | per node µs | per node B | ÷ Kotlin (time) | ÷ Kotlin (B) | − Kotlin µs |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, name, steps, ref in lines:
+        r = rows.get(name)
+        if r is None:
+            continue
+        score, err, alloc = r
+        vs = vs_b = delta = "—"
+        if ref is not None:
+            vs = f"{score / ref[0]:.2f}×"
+            delta = f"{score - ref[0]:+,.2f}"
+            if alloc is not None and ref[2]:
+                vs_b = f"{alloc / ref[2]:.2f}×"
+        print(f"| {label} | {fmt_us(score)} | {fmt_us(err)} | {fmt_b(alloc)} | {score / steps:.3f} | "
+              f"{fmt_b(None if alloc is None else alloc / steps)} | {vs} | {vs_b} | {delta} |")
+    sleeps = sorted((k, v) for k, v in rows.items() if k.startswith("JavaSleepBench.sleepers"))
+    if sleeps:
+        print("\n| parallel Java `blockingNode`s, each `Thread.sleep(100)` | ms/op (wall per run) | ± | B/op |")
+        print("|---|---:|---:|---:|")
+        for name, (score, err, alloc) in sorted(sleeps, key=lambda kv: int(kv[0].split("=")[1].rstrip("]"))):
+            width = name.split("=")[1].rstrip("]")
+            print(f"| {width} | {score:,.1f} | {fmt_us(err)} | {fmt_b(alloc)} |")
 
 
 def checkpoints(rows):

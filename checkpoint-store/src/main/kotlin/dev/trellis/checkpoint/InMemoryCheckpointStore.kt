@@ -15,13 +15,30 @@ import java.util.TreeMap
  * It follows the same lease, fencing, sequence and prune rules as the persistent stores. All operations take one
  * [Mutex], so the store is safe to share between coroutines and threads.
  *
+ * **Retention.** It keeps at most [maxRuns] runs (default [DEFAULT_MAX_RUNS]), so a long-lived process that checkpoints
+ * every run does not grow without bound. When a claim adds a run beyond that, the store forgets the run written least
+ * recently among those nobody holds a live lease on — ended runs (`COMPLETED`, `FAILED`) first, then paused or
+ * crashed ones (`INTERRUPTED`, `DRAINED`, `RUNNING` without a live lease). A run whose writer holds its lease is never
+ * dropped, so the limit may be exceeded while more than [maxRuns] runs are running at once. Raise the limit (or pass
+ * [Int.MAX_VALUE]) when paused runs must wait longer, or use a persistent store.
+ *
+ * ```kotlin
+ * val store = InMemoryCheckpointStore(maxRuns = 100)   // Java: new InMemoryCheckpointStore(100)
+ * ```
+ *
  * @param clock the time source for lease expiry; tests pass a clock they can move.
  * @param leaseDuration how long a claim or renewal lasts.
+ * @param maxRuns the most runs kept; see Retention above.
  */
 public class InMemoryCheckpointStore @JvmOverloads constructor(
     private val clock: Clock = Clock.systemUTC(),
     private val leaseDuration: Duration = Duration.ofSeconds(30),
+    /** The most runs the store keeps; see Retention in the class documentation. */
+    public val maxRuns: Int = DEFAULT_MAX_RUNS,
 ) : CheckpointStore {
+    /** A store keeping at most [maxRuns] runs, with the system clock and 30-second leases. */
+    public constructor(maxRuns: Int) : this(Clock.systemUTC(), Duration.ofSeconds(30), maxRuns)
+
     private class Run(var row: RunRow) {
         val checkpoints = TreeMap<Long, CheckpointRecord>()
     }
@@ -29,21 +46,53 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
     private val mutex = Mutex()
     private val runs = TreeMap<String, Run>()
 
+    /** The runs in the order they were last claimed or written, least recent first. */
+    private val recency = LinkedHashMap<String, Run>()
+
     init {
         StoreRules.requireLeaseDuration(leaseDuration)
+        require(maxRuns >= 1) { "maxRuns must be at least 1, but was $maxRuns; pass Int.MAX_VALUE to keep every run." }
     }
 
     override suspend fun claim(runId: String, owner: String): Lease {
         StoreRules.requireRunId(runId)
         StoreRules.requireOwner(owner)
         return mutex.withLock {
-            val run = runs.getOrPut(runId) { Run(RunRow(runId, null, null, null, 0, 0, null)) }
+            val known = runs[runId]
+            val run = known ?: Run(RunRow(runId, null, null, null, 0, 0, null))
             val row = run.row
             StoreRules.checkClaim(runId, owner, row, StoreRules.now(clock))
             val lease = Lease(runId, owner, row.epoch + 1, StoreRules.leaseUntil(clock, leaseDuration))
             run.row = RunRow(runId, row.graphId, owner, lease.expiresAt, lease.epoch, row.latestSequence, row.latestStatus)
+            runs[runId] = run
+            touch(runId, run)
+            if (known == null && runs.size > maxRuns) evict()
             lease
         }
+    }
+
+    private fun touch(runId: String, run: Run) {
+        recency.remove(runId)
+        recency[runId] = run
+    }
+
+    /** Forgets runs until at most [maxRuns] are left, or only runs with a live lease are (see Retention). */
+    private fun evict() {
+        val now = StoreRules.now(clock)
+        while (runs.size > maxRuns) {
+            val victim = oldest(now) { it == "COMPLETED" || it == "FAILED" } ?: oldest(now) { true } ?: return
+            runs.remove(victim)
+            recency.remove(victim)
+        }
+    }
+
+    private inline fun oldest(now: java.time.Instant, status: (String?) -> Boolean): String? {
+        for ((runId, run) in recency) {
+            val row = run.row
+            val leased = row.owner != null && row.leaseUntil != null && row.leaseUntil.isAfter(now)
+            if (!leased && status(row.latestStatus)) return runId
+        }
+        return null
     }
 
     override suspend fun renew(lease: Lease): Lease = mutex.withLock {
@@ -73,6 +122,7 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
             val row = run!!.row
             StoreRules.checkNext(record, row) { it in run.checkpoints }
             run.checkpoints[record.sequence] = record
+            touch(lease.runId, run)
             run.row = RunRow(
                 row.runId, record.graphId, row.owner, row.leaseUntil, row.epoch, record.sequence, record.status,
             )
@@ -110,8 +160,17 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
 
     override suspend fun delete(runId: String) {
         StoreRules.requireRunId(runId)
-        mutex.withLock { runs.remove(runId) }
+        mutex.withLock {
+            runs.remove(runId)
+            recency.remove(runId)
+        }
     }
 
-    override fun toString(): String = "InMemoryCheckpointStore"
+    override fun toString(): String = "InMemoryCheckpointStore(maxRuns=$maxRuns)"
+
+    /** Defaults. */
+    public companion object {
+        /** How many runs a store keeps unless told otherwise. */
+        public const val DEFAULT_MAX_RUNS: Int = 1_000
+    }
 }

@@ -35,7 +35,10 @@ public class LimitExceededException(
     /** The configured value of the limit. */
     public val value: Any,
     detail: String,
-) : IllegalStateException("Limit $limit = $value exceeded: $detail Raise $limit in the graph's config { } if this is expected.")
+) : IllegalStateException(
+    "Limit $limit = $value exceeded: $detail Raise $limit in the graph's config { } (from Java: " +
+        "JavaGraph.Builder.$limit(...)) if this is expected.",
+)
 
 /** A run did not finish within its `executionTimeout`. */
 public class RunTimeoutException(
@@ -43,7 +46,8 @@ public class RunTimeoutException(
     public val timeout: Duration,
 ) : IllegalStateException(
     "The run did not finish within executionTimeout = $timeout; running nodes were cancelled. " +
-        "Raise executionTimeout in the graph's config { } or make the nodes faster.",
+        "Raise executionTimeout in the graph's config { } (from Java: JavaGraph.Builder.executionTimeout(...)) or " +
+        "make the nodes faster.",
 )
 
 /** One attempt of a node ran longer than its timeout. */

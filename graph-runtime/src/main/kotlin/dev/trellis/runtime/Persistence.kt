@@ -7,6 +7,7 @@ import dev.trellis.checkpoint.CheckpointRef
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.runtime.internal.CallNames
 import dev.trellis.runtime.internal.Engine
 import dev.trellis.runtime.internal.engineEvents
 import dev.trellis.runtime.internal.resultFor
@@ -151,12 +152,14 @@ private suspend fun Graph.resumeEngine(
     events: kotlinx.coroutines.channels.SendChannel<RunEvent>?,
 ): Engine {
     val checkpointing = requireCheckpointing(options, "resume")
+    val calls = CallNames.current()
     require(options.runId == null || options.runId == runId) {
-        "resume(\"$runId\") was given options with another runId '${options.runId}'; leave RunOptions.runId null."
+        "${calls.resume(runId)} was given another run id '${options.runId}'; leave ${calls.runIdSetting} unset to resume."
     }
     val (record, restored) = loadRecord(this, checkpointing.store, runId, null, checkpointing.migrations)
     check(record.status != Status.COMPLETED.name && record.status != Status.FAILED.name) {
-        "Run '$runId' already ended ${record.status}; it cannot be resumed. Fork it from one of its checkpoints to run it again."
+        "Run '$runId' already ended ${record.status}; it cannot be resumed. Fork it from one of its checkpoints " +
+            "(${calls.fork(runId)}) to run it again."
     }
     val pending = restored.data.interrupts.map { it.node }.toSet()
     for (node in answers.keys) {
@@ -179,7 +182,8 @@ private suspend fun Graph.answerPending(runId: String, options: RunOptions, answ
         if (pending.isEmpty()) {
             "Run '$runId' has no pending interrupt to answer; resume it without an answer."
         } else {
-            "Run '$runId' has ${pending.size} pending interrupts ($pending); answer each by node id with resume(runId, options, mapOf(...))."
+            "Run '$runId' has ${pending.size} pending interrupts ($pending); answer each by node id with " +
+                "${CallNames.current().resumeWithAnswers(runId)}."
         }
     }
     return mapOf(pending.single() to answer)

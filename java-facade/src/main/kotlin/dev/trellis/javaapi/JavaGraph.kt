@@ -6,10 +6,13 @@ import dev.trellis.graph.GraphValidationException
 import dev.trellis.graph.NodeBody
 import dev.trellis.graph.NodeRef
 import dev.trellis.graph.State
+import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
 import dev.trellis.javaapi.internal.NodeExecutors
 import dev.trellis.javaapi.internal.asyncBody
 import dev.trellis.javaapi.internal.blockingBody
+import dev.trellis.javaapi.internal.inlineBody
+import dev.trellis.runtime.agent.agentNode
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.asCoroutineDispatcher
 import java.time.Duration
@@ -26,7 +29,7 @@ import kotlin.time.toKotlinDuration
  * StateSchema schema = new StateSchema("ingest");
  * StateKey<Integer> count = Keys.of(schema, "count", Integer.class, 0);
  * Graph graph = JavaGraph.builder("ingest", schema)
- *     .node("fetch", ctx -> ctx.set(page, download(ctx.get(url))))           // blocking, on the executor
+ *     .blockingNode("fetch", ctx -> ctx.set(page, download(ctx.get(url))))   // blocks: on the executor
  *     .asyncNode("embed", ctx -> embedder.embedAsync(ctx.get(page)).thenAccept(v -> ctx.set(vector, v)))
  *     .node("count", ctx -> ctx.update(count, c -> c + 1), NodeOptions.retry(RetryPolicy.exponential(3, Duration.ofMillis(200))))
  *     .start("fetch")
@@ -42,7 +45,7 @@ public object JavaGraph {
     @JvmStatic
     public fun builder(id: String, schema: StateSchema): Builder = Builder(id, schema)
 
-    /** A builder of graph [id] with a new, empty schema named [id]; declare its keys on [Builder.schema]. */
+    /** A builder of graph [id] with a new, empty schema named [id]; declare its keys on `builder.getSchema()`. */
     @JvmStatic
     public fun builder(id: String): Builder = Builder(id, StateSchema(id))
 
@@ -53,13 +56,11 @@ public object JavaGraph {
      */
     public class Builder internal constructor(
         private val id: String,
-        private val schema: StateSchema,
+        /** The schema of the graph being built; declare keys on it (see [Keys]) before [build]. */
+        public val schema: StateSchema,
     ) {
         private val declarations = ArrayList<GraphBuilder.(CoroutineDispatcher) -> Unit>()
         private var executor: Executor? = null
-
-        /** The schema of the graph being built; declare keys on it (see [Keys]) before [build]. */
-        public fun schema(): StateSchema = schema
 
         /**
          * Runs blocking nodes on [executor] (null for the default: virtual threads on JDK 21+, else a shared
@@ -68,19 +69,70 @@ public object JavaGraph {
          */
         public fun executor(executor: Executor?): Builder = apply { this.executor = executor }
 
-        /** Declares a blocking node [id] running [action] on the executor. */
+        /**
+         * Declares a node [id] whose [action] does not block: computing, reading and writing state, emitting
+         * events. It runs inline on the run's own thread, like a Kotlin node: no thread hop, no executor. It must not
+         * block (no I/O, `Thread.sleep`, locks held long, blocking LLM clients): a blocked node holds one of the
+         * few threads of the shared coroutine pool. Such work belongs in [blockingNode] (or [asyncNode]). A running
+         * `node` is not interrupted when the run is cancelled; it runs to its end and its writes are dropped.
+         */
         public fun node(id: String, action: NodeAction): Builder = node(id, action, NodeOptions.DEFAULT)
 
-        /** Declares a blocking node [id] running [action] on the executor, with [options]. */
+        /** As `node(id, action)`, with [options]. */
         public fun node(id: String, action: NodeAction, options: NodeOptions): Builder =
+            declare { node(id, options, inlineBody(action)) }
+
+        /**
+         * Declares a node [id] whose [action] blocks (I/O, a blocking HTTP or LLM client, `Thread.sleep`): it runs
+         * on the graph's [executor] — by default a virtual thread per execution on JDK 21+, else a shared cached
+         * pool — so it never holds a thread other branches need, and parallel blocking nodes really run at the same
+         * time. When the run is cancelled or the node times out, its thread is interrupted.
+         */
+        public fun blockingNode(id: String, action: NodeAction): Builder = blockingNode(id, action, NodeOptions.DEFAULT)
+
+        /** As `blockingNode(id, action)`, with [options]. */
+        public fun blockingNode(id: String, action: NodeAction, options: NodeOptions): Builder =
             declare { dispatcher -> node(id, options, blockingBody(action, dispatcher)) }
 
-        /** Declares a non-blocking node [id]: [action] starts work and returns a stage that completes when it is done. */
+        /**
+         * Declares a node [id] whose [action] starts work and returns a stage that completes when it is done (an
+         * async HTTP or LLM client): the action runs on the run's own thread and must not block; the node waits for
+         * the stage without holding a thread.
+         */
         public fun asyncNode(id: String, action: AsyncNodeAction): Builder = asyncNode(id, action, NodeOptions.DEFAULT)
 
         /** Declares a non-blocking node [id] with [options]. */
         public fun asyncNode(id: String, action: AsyncNodeAction, options: NodeOptions): Builder =
             declare { node(id, options, asyncBody(action)) }
+
+        /**
+         * Declares a node [id] that calls [agent] with the prompt [prompt] builds from the state and writes the reply
+         * to [output]. Each call is isolated from every other call of the same agent (see [AsyncAgent]); the tokens
+         * and steps it streams become custom events of the node (`AgentEvent`).
+         */
+        public fun agentNode(id: String, agent: AsyncAgent, output: StateKey<String>, prompt: Function<State, String>): Builder =
+            agentNode(id, agent, output, prompt, NodeOptions.DEFAULT)
+
+        /** As `agentNode(id, agent, output, prompt)`, with [options]. */
+        public fun agentNode(
+            id: String,
+            agent: AsyncAgent,
+            output: StateKey<String>,
+            prompt: Function<State, String>,
+            options: NodeOptions,
+        ): Builder {
+            val adapted = agent.asAgent()
+            return declare {
+                agentNode(
+                    id,
+                    adapted,
+                    output,
+                    options.timeoutOrNull?.toKotlinDuration(),
+                    options.retryOrNull?.toRetry(),
+                    options.descriptionOrNull,
+                ) { prompt.apply(it) }
+            }
+        }
 
         /** Makes [nodeIds] the entry points: they are ready when a run starts. */
         public fun start(vararg nodeIds: String): Builder {
@@ -139,7 +191,7 @@ public object JavaGraph {
         private fun declare(declaration: GraphBuilder.(CoroutineDispatcher) -> Unit): Builder = apply { declarations += declaration }
 
         private fun GraphBuilder.node(id: String, options: NodeOptions, body: NodeBody) {
-            node(id, options.timeout?.toKotlinDuration(), options.retry?.toRetry(), options.description, body)
+            node(id, options.timeoutOrNull?.toKotlinDuration(), options.retryOrNull?.toRetry(), options.descriptionOrNull, body)
         }
 
         override fun toString(): String = "JavaGraph.Builder($id, ${declarations.size} declarations)"

@@ -3,14 +3,17 @@ package dev.trellis.javaapi
 import java.util.concurrent.CompletionStage
 
 /**
- * The body of a blocking node of a [JavaGraph]: plain Java code run on the graph's executor.
+ * The body of a node of a [JavaGraph]: plain Java code.
  *
- * It may block (I/O, locks, `Thread.sleep`); when the run is cancelled the thread is interrupted, so
- * blocking calls end with `InterruptedException` and the node ends `CANCELLED`. Any exception fails the
- * node (or is retried, per its retry policy) and becomes the cause of the run's `GraphRunException`.
+ * Declared with `node`, it must not block and runs inline on the run's own thread, like a Kotlin node. Declared
+ * with `blockingNode`, it may block (I/O, a blocking client, locks, `Thread.sleep`) and runs on the graph's
+ * executor; when the run is cancelled its thread is interrupted, so blocking calls end with
+ * `InterruptedException` and the node ends `CANCELLED`. Any exception, checked ones included, fails the node (or is
+ * retried, per its retry policy) and becomes the cause of the run's `GraphRunException`, as it is.
  *
  * ```java
- * builder.node("fetch", ctx -> ctx.set(page, http.get(ctx.get(url))));
+ * builder.node("count", ctx -> ctx.update(count, c -> c + 1))
+ *        .blockingNode("fetch", ctx -> ctx.set(page, http.get(ctx.get(url))));
  * ```
  */
 public fun interface NodeAction {
@@ -20,8 +23,8 @@ public fun interface NodeAction {
 }
 
 /**
- * The body of a non-blocking node of a [JavaGraph]: starts work and returns a [CompletionStage] that
- * completes when it is done. It is called on the run's threads, so it must not block.
+ * The body of an async node of a [JavaGraph]: starts work and returns a [CompletionStage] that completes when it
+ * is done. It is called on the run's own thread, so it must not block.
  *
  * When the run is cancelled, the returned stage is cancelled (if it is a `Future`). A stage completing
  * exceptionally fails the node with its exception (a `CompletionException` is unwrapped).

@@ -3,10 +3,9 @@ package dev.trellis.javaapi
 import dev.trellis.graph.NodeScope
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
-import kotlinx.coroutines.Job
-import kotlinx.coroutines.SupervisorJob
-import kotlinx.coroutines.runBlocking
+import dev.trellis.javaapi.internal.Emitter
 import java.util.function.UnaryOperator
+import kotlin.coroutines.CoroutineContext
 
 /**
  * What a node of a [JavaGraph] sees while it runs: the state at its start, its identity, and ways to write
@@ -18,26 +17,37 @@ import java.util.function.UnaryOperator
  *
  * ```java
  * builder.node("count", ctx -> {
- *     ctx.emit("counting in " + ctx.nodeId());
+ *     ctx.emit("counting in " + ctx.getNodeId());
  *     ctx.update(count, c -> c + 1);
  * });
  * ```
  */
-public class NodeContext internal constructor(private val scope: NodeScope, private val job: Job) {
+public class NodeContext internal constructor(
+    private val scope: NodeScope,
+    /** The node coroutine's context: its job and dispatcher. */
+    private val coroutineContext: CoroutineContext,
+) {
+    /** The thread running an action on the run's own threads, while it runs: its emits are deferred, never blocking. */
+    @Volatile
+    internal var actionThread: Thread? = null
+
+    @Volatile
+    private var emitter: Emitter? = null
+
     /** The id of the run this execution belongs to. */
-    public fun runId(): String = scope.runId
+    public val runId: String get() = scope.runId
 
     /** The id of the running node. */
-    public fun nodeId(): String = scope.nodeId
+    public val nodeId: String get() = scope.nodeId
 
     /** The attempt number of this execution, 1 for the first. */
-    public fun attempt(): Int = scope.attempt
+    public val attempt: Int get() = scope.attempt
 
     /** How many times this node has started in this run, this execution included. */
-    public fun executionCount(): Int = scope.executionCount
+    public val executionCount: Int get() = scope.executionCount
 
     /** The state at the start of this attempt, without this node's writes. */
-    public fun state(): State = scope.state
+    public val state: State get() = scope.state
 
     /** The value of [key], with this node's own writes folded in. @throws NoSuchElementException if it has none. */
     public fun <T> get(key: StateKey<T>): T = scope[key]
@@ -49,23 +59,34 @@ public class NodeContext internal constructor(private val scope: NodeScope, priv
 
     /** Replaces the value of [key] by [transform] of its current value; only for keys without a reducer. */
     public fun <T> update(key: StateKey<T>, transform: UnaryOperator<T>) {
-        scope.update(key) { transform.apply(it) }
+        scope.update(key, transform::apply)
     }
 
     /**
-     * Streams [payload] to the run's subscribers as a `RunEvent.Custom`. Blocks while a slow subscriber catches
-     * up (backpressure, nothing is dropped); when the run is cancelled meanwhile it throws a
-     * `CancellationException`. From an [AsyncNodeAction], call it on your own threads, not in the action itself.
+     * Streams [payload] to the run's subscribers as a `RunEvent.Custom`; nothing is dropped, and the events of an
+     * execution always come before its completion.
+     *
+     * In a `node` (and in an async node's action, while it runs) this never blocks: when a subscriber is slow the
+     * event waits in memory, and the node's completion waits for it. Anywhere else — a `blockingNode`, the
+     * application's own threads — it blocks while a slow subscriber catches up (backpressure), and throws a
+     * `CancellationException` when the run is cancelled meanwhile. A node that streams many events to possibly
+     * slow subscribers (tokens of a long answer) belongs in a `blockingNode` or an `asyncNode`.
      */
     public fun emit(payload: Any) {
-        // A supervisor child of the node's job: cancelling the node cancels the wait, but a failure of the
-        // wait does not cancel the node (it is thrown to the caller instead).
-        val guard = SupervisorJob(job)
-        try {
-            runBlocking(guard) { scope.emit(payload) }
-        } finally {
-            guard.complete()
-        }
+        emitter().emit(payload, deferred = Thread.currentThread() === actionThread)
+    }
+
+    private fun emitter(): Emitter = emitter ?: synchronized(this) {
+        emitter ?: Emitter(coroutineContext) { scope.emit(it) }.also { emitter = it }
+    }
+
+    /**
+     * Ends the attempt: waits until the events it emitted were delivered, then throws [failure] (the action's own
+     * exception, as it is) or, without one, the failure of a deferred send.
+     */
+    internal suspend fun finish(failure: Throwable?) {
+        val emitter = emitter
+        if (emitter != null) emitter.finish(failure) else if (failure != null) throw failure
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.trellis.javaapi
 
 import java.time.Duration
+import java.util.Optional
 
 /**
  * Options of one node of a [JavaGraph]: its [retry] policy, its per-attempt [timeout] and a [description].
@@ -12,28 +13,44 @@ import java.time.Duration
  * ```
  */
 public class NodeOptions private constructor(
-    /** The node's retry policy, or null for the graph's default. */
-    public val retry: RetryPolicy?,
-    /** The node's timeout per attempt, or null for the graph's default. */
-    public val timeout: Duration?,
-    /** A description for tools and diagrams, or null. */
-    public val description: String?,
+    internal val retryOrNull: RetryPolicy?,
+    internal val timeoutOrNull: Duration?,
+    internal val descriptionOrNull: String?,
 ) {
-    /** These options with [retry]. */
-    public fun withRetry(retry: RetryPolicy?): NodeOptions = NodeOptions(retry, timeout, description)
+    /** The node's retry policy; empty for the graph's default. */
+    public val retry: Optional<RetryPolicy> get() = Optional.ofNullable(retryOrNull)
 
-    /** These options with a per-attempt [timeout]; an attempt running longer fails with `NodeTimeoutException`. */
-    public fun withTimeout(timeout: Duration?): NodeOptions = NodeOptions(retry, timeout, description)
+    /** The node's timeout per attempt; empty for the graph's default. */
+    public val timeout: Optional<Duration> get() = Optional.ofNullable(timeoutOrNull)
 
-    /** These options with [description]. */
-    public fun withDescription(description: String?): NodeOptions = NodeOptions(retry, timeout, description)
+    /** A description for tools and diagrams; empty for none. */
+    public val description: Optional<String> get() = Optional.ofNullable(descriptionOrNull)
+
+    /** These options with [retry] (null for the graph's default). */
+    public fun withRetry(retry: RetryPolicy?): NodeOptions = NodeOptions(retry, timeoutOrNull, descriptionOrNull)
+
+    /**
+     * These options with a per-attempt [timeout] (null for the graph's default); an attempt running longer fails
+     * with `NodeTimeoutException`. A timeout interrupts a `blockingNode` and cancels an `asyncNode`'s stage; it
+     * cannot stop a `node`, which never suspends (like a Kotlin node that does not suspend): code that may be slow
+     * belongs in a `blockingNode`.
+     */
+    public fun withTimeout(timeout: Duration?): NodeOptions = NodeOptions(retryOrNull, timeout, descriptionOrNull)
+
+    /** These options with [description] (null for none). */
+    public fun withDescription(description: String?): NodeOptions = NodeOptions(retryOrNull, timeoutOrNull, description)
 
     override fun equals(other: Any?): Boolean =
-        this === other || (other is NodeOptions && other.retry == retry && other.timeout == timeout && other.description == description)
+        this === other ||
+            (
+                other is NodeOptions && other.retryOrNull == retryOrNull && other.timeoutOrNull == timeoutOrNull &&
+                    other.descriptionOrNull == descriptionOrNull
+                )
 
-    override fun hashCode(): Int = ((retry?.hashCode() ?: 0) * 31 + (timeout?.hashCode() ?: 0)) * 31 + (description?.hashCode() ?: 0)
+    override fun hashCode(): Int =
+        ((retryOrNull?.hashCode() ?: 0) * 31 + (timeoutOrNull?.hashCode() ?: 0)) * 31 + (descriptionOrNull?.hashCode() ?: 0)
 
-    override fun toString(): String = "NodeOptions(retry=$retry, timeout=$timeout, description=$description)"
+    override fun toString(): String = "NodeOptions(retry=$retryOrNull, timeout=$timeoutOrNull, description=$descriptionOrNull)"
 
     /** Factories. */
     public companion object {

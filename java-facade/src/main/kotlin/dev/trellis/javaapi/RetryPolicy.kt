@@ -18,13 +18,13 @@ import kotlin.time.toKotlinDuration
  */
 public class RetryPolicy private constructor(private val retry: Retry) {
     /** The total number of attempts, the first included; 1 means no retry. */
-    public fun maxAttempts(): Int = retry.maxAttempts
+    public val maxAttempts: Int get() = retry.maxAttempts
 
     /** The delay before the second attempt. */
-    public fun initialDelay(): Duration = retry.initialDelay.toJavaDuration()
+    public val initialDelay: Duration get() = retry.initialDelay.toJavaDuration()
 
     /** The largest delay between two attempts. */
-    public fun maxDelay(): Duration = retry.maxDelay.toJavaDuration()
+    public val maxDelay: Duration get() = retry.maxDelay.toJavaDuration()
 
     /** This policy, retrying only errors for which [predicate] holds. */
     public fun retryOn(predicate: Predicate<Throwable>): RetryPolicy = RetryPolicy(retry.retryOn { predicate.test(it) })

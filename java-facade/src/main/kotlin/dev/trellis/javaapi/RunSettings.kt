@@ -5,6 +5,7 @@ import dev.trellis.runtime.RunControl
 import dev.trellis.runtime.RunOptions
 import kotlinx.coroutines.asCoroutineDispatcher
 import java.time.Clock
+import java.util.Optional
 import java.util.Random
 import java.util.concurrent.Executor
 import kotlin.random.asKotlinRandom
@@ -19,54 +20,65 @@ import kotlin.random.asKotlinRandom
  * ```
  */
 public class RunSettings private constructor(
-    /** The run id of every run, or null (the default) for a fresh random id per run. */
-    public val runId: String?,
-    /** Where the run's loop and parallel nodes run, or null (the default) for the shared coroutine pool. */
-    public val executor: Executor?,
+    internal val runIdOrNull: String?,
+    internal val executorOrNull: Executor?,
     /** The wall clock of event timestamps. */
     public val clock: Clock,
-    /** The random source of retry jitter, or null for the default one. */
-    public val random: Random?,
+    internal val randomOrNull: Random?,
     /** How many executions a `RunResult` keeps (the most recent). */
     public val executionHistoryLimit: Int,
-    /** Where and how often runs save checkpoints, or null (the default) for none. Needed to resume and fork. */
-    public val checkpointing: Checkpointing?,
-    /** A control to drain runs gracefully, or null (the default) for none. */
-    public val control: RunControl?,
+    internal val checkpointingOrNull: Checkpointing?,
+    internal val controlOrNull: RunControl?,
 ) {
+    /** The run id of every run; empty (the default) for a fresh random id per run. */
+    public val runId: Optional<String> get() = Optional.ofNullable(runIdOrNull)
+
+    /** Where the run's loop and parallel nodes run; empty (the default) for the shared coroutine pool. */
+    public val executor: Optional<Executor> get() = Optional.ofNullable(executorOrNull)
+
+    /** The random source of retry jitter; empty for the default one. */
+    public val random: Optional<Random> get() = Optional.ofNullable(randomOrNull)
+
+    /** Where and how often runs save checkpoints; empty (the default) for none. Needed to resume and fork. */
+    public val checkpointing: Optional<Checkpointing> get() = Optional.ofNullable(checkpointingOrNull)
+
+    /** A control to drain runs gracefully; empty (the default) for none. */
+    public val control: Optional<RunControl> get() = Optional.ofNullable(controlOrNull)
+
     internal val options: RunOptions = RunOptions(
-        runId = runId,
-        dispatcher = executor?.asCoroutineDispatcher(),
+        runId = runIdOrNull,
+        dispatcher = executorOrNull?.asCoroutineDispatcher(),
         clock = clock,
-        random = random?.asKotlinRandom() ?: kotlin.random.Random.Default,
+        random = randomOrNull?.asKotlinRandom() ?: kotlin.random.Random.Default,
         executionHistoryLimit = executionHistoryLimit,
-        checkpointing = checkpointing,
-        control = control,
+        checkpointing = checkpointingOrNull,
+        control = controlOrNull,
     )
 
     /** A builder holding these settings. */
     public fun newBuilder(): Builder = Builder(this)
 
     override fun toString(): String =
-        "RunSettings(runId=$runId, executor=$executor, clock=$clock, executionHistoryLimit=$executionHistoryLimit, " +
-            "checkpointing=${checkpointing?.store}, control=$control)"
+        "RunSettings(runId=$runIdOrNull, executor=$executorOrNull, clock=$clock, executionHistoryLimit=$executionHistoryLimit, " +
+            "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull)"
 
     /** Builds [RunSettings]; every setting is optional. */
     public class Builder internal constructor(from: RunSettings?) {
-        private var runId: String? = from?.runId
-        private var executor: Executor? = from?.executor
+        private var runId: String? = from?.runIdOrNull
+        private var executor: Executor? = from?.executorOrNull
         private var clock: Clock = from?.clock ?: Clock.systemUTC()
-        private var random: Random? = from?.random
+        private var random: Random? = from?.randomOrNull
         private var executionHistoryLimit: Int = from?.executionHistoryLimit ?: RunOptions.DEFAULT.executionHistoryLimit
-        private var checkpointing: Checkpointing? = from?.checkpointing
-        private var control: RunControl? = from?.control
+        private var checkpointing: Checkpointing? = from?.checkpointingOrNull
+        private var control: RunControl? = from?.controlOrNull
 
         /** Sets the run id of every run; null for a fresh random id per run. */
         public fun runId(runId: String?): Builder = apply { this.runId = runId }
 
         /**
-         * Runs the run's loop and its parallel nodes on [executor]; null for the shared coroutine pool.
-         * Blocking nodes of a [JavaGraph] run on the graph's own executor whatever this is.
+         * Runs the run's loop and its parallel nodes on [executor]; null for the shared coroutine pool (and, for
+         * the blocking `invoke`, the calling thread). Blocking nodes of a [JavaGraph] run on the graph's own
+         * executor whatever this is.
          */
         public fun executor(executor: Executor?): Builder = apply { this.executor = executor }
 

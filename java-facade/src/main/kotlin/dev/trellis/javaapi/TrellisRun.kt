@@ -20,7 +20,7 @@ public class TrellisRun internal constructor(private val handle: RunHandle) {
     }
 
     /** The run's id. */
-    public fun runId(): String = handle.runId
+    public val runId: String get() = handle.runId
 
     /** Cancels the run: running nodes are cancelled cooperatively and the run ends `CANCELLED`. */
     public fun cancel() {

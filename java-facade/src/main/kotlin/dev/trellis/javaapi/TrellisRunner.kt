@@ -1,10 +1,12 @@
 package dev.trellis.javaapi
 
+import dev.trellis.checkpoint.RunInfo
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.CheckpointInfo
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.GraphRunException
+import dev.trellis.runtime.JavaCaller
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.RunSnapshot
@@ -25,15 +27,16 @@ import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.future.future
 import kotlinx.coroutines.jdk9.flowPublish
 import kotlinx.coroutines.reactive.publish
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeoutOrNull
 import org.reactivestreams.Publisher
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
-import java.util.concurrent.ExecutionException
 import java.util.concurrent.Flow
-import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException
 import java.util.function.Consumer
 import java.util.function.UnaryOperator
+import kotlin.time.toKotlinDuration
 
 /**
  * Runs one graph for Java callers: as a [CompletableFuture], blocking, as a JDK [Flow.Publisher] or a
@@ -49,13 +52,15 @@ import java.util.function.UnaryOperator
  * done.cancel(true);                         // cancels the run's nodes cooperatively
  * ```
  *
- * Cancellation: cancelling the future, the subscription or the [TrellisRun] cancels every running node;
- * blocking nodes of a [JavaGraph] are interrupted. Failures: a failed run fails with [GraphRunException],
- * whose cause is the node's own exception and whose `result` holds everything the run did.
+ * Cancellation: cancelling the future, the subscription or the [TrellisRun], or interrupting the thread blocked in
+ * [invoke], cancels every running node; blocking nodes of a [JavaGraph] are interrupted. Failures: a failed run
+ * fails with [GraphRunException], whose cause is the node's own exception and whose `result` holds everything the
+ * run did; [Failures.cause] and [Failures.result] get at both through a future's `CompletionException`.
  *
  * Persistence: with [RunSettings.Builder.checkpointing], runs save checkpoints, and [resumeAsync],
  * [forkAsync], [checkpointsAsync], [stateAtAsync] and [takeSnapshotAsync] read them from its store; they
- * follow the same cancellation and failure rules as [invokeAsync]. See `docs/java.md`.
+ * follow the same cancellation and failure rules as [invokeAsync]. [runsAsync], [pruneAsync] and [deleteAsync]
+ * list and remove runs. See `docs/java.md`.
  */
 public class TrellisRunner internal constructor(
     /** The graph this runner runs. */
@@ -64,7 +69,9 @@ public class TrellisRunner internal constructor(
     public val settings: RunSettings,
 ) {
     private val options = settings.options
-    private val context = options.dispatcher ?: Dispatchers.Default
+
+    // JavaCaller: the runtime's error messages name the facade's calls.
+    private val context = (options.dispatcher ?: Dispatchers.Default) + JavaCaller
 
     // Failures reach the caller through futures and handles; nothing is left for a global handler to print.
     private val scope = CoroutineScope(SupervisorJob() + context + CoroutineExceptionHandler { _, _ -> })
@@ -77,7 +84,8 @@ public class TrellisRunner internal constructor(
      *
      * `cancel(true)` on the future cancels the run. A failed run completes the future exceptionally with a
      * [GraphRunException] whose cause is the failing node's own exception (`join()` wraps it in a
-     * `CompletionException`, `get()` in an `ExecutionException`, as `CompletableFuture` does).
+     * `CompletionException`, `get()` in an `ExecutionException`, as `CompletableFuture` does): `Failures.cause(e)`
+     * is the node's exception, `Failures.result(e)` the run's result, whichever layer `e` is.
      */
     public fun invokeAsync(input: State): CompletableFuture<RunResult> = scope.future { graph.invoke(input, options) }
 
@@ -85,27 +93,34 @@ public class TrellisRunner internal constructor(
     public fun invokeAsync(input: Map<String, Any?>): CompletableFuture<RunResult> = invokeAsync(stateOf(input))
 
     /**
-     * Runs the graph from [input] and waits for its result.
+     * Runs the graph from [input] on the calling thread and returns its result: the run's loop and the nodes it can
+     * start inline run right here, with no hand-off to another thread (parallel branches and nodes that take long
+     * still run on the coroutine pool, blocking nodes on the graph's executor). With an executor in the settings,
+     * the run goes there and this thread waits.
+     *
+     * Interrupting the calling thread cancels the run: running nodes are cancelled (blocking ones interrupted), and
+     * once the run has ended `CANCELLED` this throws an `InterruptedException` saying so, with the thread's interrupt
+     * flag set again. A thread interrupted before the call starts no run.
      *
      * @throws GraphRunException when the run fails; its cause is the failing node's own exception.
      * @throws InterruptedException when the calling thread is interrupted; the run is then cancelled.
      */
     @Throws(InterruptedException::class)
-    public fun invoke(input: State): RunResult = await(invokeAsync(input), null)
+    public fun invoke(input: State): RunResult = invokeHere(input, null)
 
     /** As [invoke], with input values by key name. @throws IllegalArgumentException naming a bad key. */
     @Throws(InterruptedException::class)
     public fun invoke(input: Map<String, Any?>): RunResult = invoke(stateOf(input))
 
     /**
-     * Runs the graph from [input] and waits at most [timeout] for its result.
+     * As [invoke], waiting at most [timeout] for the result.
      *
      * @throws TimeoutException when the run did not finish in time; the run is then cancelled.
      * @throws GraphRunException when the run fails; its cause is the failing node's own exception.
      * @throws InterruptedException when the calling thread is interrupted; the run is then cancelled.
      */
     @Throws(InterruptedException::class, TimeoutException::class)
-    public fun invoke(input: State, timeout: Duration): RunResult = await(invokeAsync(input), timeout)
+    public fun invoke(input: State, timeout: Duration): RunResult = invokeHere(input, timeout)
 
     /** As [invoke] with a timeout, with input values by key name. */
     @Throws(InterruptedException::class, TimeoutException::class)
@@ -263,7 +278,7 @@ public class TrellisRunner internal constructor(
      * @throws dev.trellis.runtime.CheckpointFormatException naming what is wrong.
      */
     public fun loadSnapshot(json: String): RunSnapshot =
-        graph.loadSnapshot(json, settings.checkpointing?.migrations ?: emptyList())
+        graph.loadSnapshot(json, settings.checkpointingOrNull?.migrations ?: emptyList())
 
     /**
      * Runs the graph on from [snapshot] as a new run (id from the settings, or a fresh one): a resumable
@@ -273,23 +288,77 @@ public class TrellisRunner internal constructor(
     public fun resumeAsync(snapshot: RunSnapshot): CompletableFuture<RunResult> =
         scope.future { graph.resume(snapshot, options) }
 
-    private fun requireStore(what: String): Checkpointing = settings.checkpointing ?: throw IllegalStateException(
+    /**
+     * Deletes run [runId] with all its checkpoints from the settings' checkpoint store (unknown runs are ignored).
+     * A process still writing it is fenced out: its next checkpoint fails with `FencedOutException` and its run
+     * ends `FAILED`. Reuse the id for a new run only after this completed.
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun deleteAsync(runId: String): CompletableFuture<Void?> {
+        val store = requireStore("deleteAsync").store
+        return scope.future {
+            store.delete(runId)
+            null
+        }
+    }
+
+    /**
+     * Deletes old checkpoints of run [runId] from the settings' checkpoint store, keeping the [keepLatest] newest
+     * and every checkpoint they need to be restored; completes with how many were deleted. The run can still be
+     * resumed, and forked from the kept checkpoints.
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalArgumentException when [keepLatest] is less than 1.
+     */
+    public fun pruneAsync(runId: String, keepLatest: Int): CompletableFuture<Int> {
+        val store = requireStore("pruneAsync").store
+        require(keepLatest >= 1) { "pruneAsync(\"$runId\", $keepLatest): keepLatest must be at least 1; delete the run with deleteAsync instead." }
+        return scope.future { store.prune(runId, keepLatest) }
+    }
+
+    /**
+     * The runs of this runner's graph in the settings' checkpoint store, ordered by run id: each with its latest
+     * checkpoint's sequence and status (`RUNNING`, `INTERRUPTED`, `DRAINED`, `COMPLETED`, `FAILED`) and its lease.
+     * Runs of other graphs sharing the store, and runs without a checkpoint yet, are left out.
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun runsAsync(): CompletableFuture<List<RunInfo>> {
+        val store = requireStore("runsAsync").store
+        val graphId = graph.id
+        return scope.future { store.runs().filter { it.graphId == graphId } }
+    }
+
+    private fun requireStore(what: String): Checkpointing = settings.checkpointingOrNull ?: throw IllegalStateException(
         "$what needs a checkpoint store, but the runner's settings have none: " +
             "set RunSettings.builder().checkpointing(new Checkpointing(store)).",
     )
 
     private fun stateOf(input: Map<String, Any?>): State = graph.schema.stateOf(input)
 
-    private fun await(future: CompletableFuture<RunResult>, timeout: Duration?): RunResult = try {
-        if (timeout == null) future.get() else future.get(timeout.toNanos(), TimeUnit.NANOSECONDS)
-    } catch (e: ExecutionException) {
-        throw e.cause ?: e
-    } catch (e: TimeoutException) {
-        future.cancel(true)
-        throw TimeoutException("Run of graph '${graph.id}' did not finish within $timeout; it was cancelled.")
-    } catch (e: InterruptedException) {
-        future.cancel(true)
-        throw e
+    /** The blocking [invoke]: the run in a `runBlocking` on the calling thread, whose interruption cancels it. */
+    private fun invokeHere(input: State, timeout: Duration?): RunResult {
+        if (Thread.interrupted()) throw interrupted("no run was started")
+        try {
+            return runBlocking(JavaCaller) {
+                if (timeout == null) {
+                    graph.invoke(input, options)
+                } else {
+                    withTimeoutOrNull(timeout.toKotlinDuration()) { graph.invoke(input, options) } ?: throw TimeoutException(
+                        "Run of graph '${graph.id}' did not finish within $timeout; it was cancelled.",
+                    )
+                }
+            }
+        } catch (_: InterruptedException) {
+            // runBlocking cancelled the run when it saw the interrupt (clearing the flag) and waited for it to end.
+            throw interrupted("its run was cancelled and has ended")
+        }
+    }
+
+    private fun interrupted(outcome: String): InterruptedException {
+        Thread.currentThread().interrupt()
+        return InterruptedException("The thread calling invoke on graph '${graph.id}' was interrupted, so $outcome.")
     }
 
     override fun toString(): String = "TrellisRunner(${graph.id}, $settings)"

@@ -26,11 +26,14 @@ final class Fixtures {
         final StateKey<List<String>> log = Keys.appending(schema, "log", String.class);
     }
 
-    /** A graph of one node that emits {@code payloads} custom events: a run has exactly payloads + 4 events. */
+    /**
+     * A graph of one blocking node that emits {@code payloads} custom events: a run has exactly payloads + 4 events.
+     * Blocking, so that its emits wait for the subscriber (the TCK's publishers of up to 2^31 elements).
+     */
     static Graph emitter(long payloads) {
         Schema s = new Schema();
         return JavaGraph.builder("emitter", s.schema)
-            .node("emit", ctx -> {
+            .blockingNode("emit", ctx -> {
                 for (long i = 0; i < payloads; i++) ctx.emit(i);
             })
             .start("emit")

@@ -81,7 +81,7 @@ class JavaGraphTest {
     @Test
     void aBuilderWithoutASchemaCreatesOne() throws Exception {
         JavaGraph.Builder builder = JavaGraph.builder("own");
-        StateKey<Integer> n = Keys.of(builder.schema(), "n", Integer.class, 1);
+        StateKey<Integer> n = Keys.of(builder.getSchema(), "n", Integer.class, 1);
         Graph graph = builder.node("double", ctx -> ctx.update(n, x -> x * 2)).start("double").build();
         assertEquals("own", graph.getSchema().getName());
         assertEquals(42, Trellis.runner(graph).invoke(Map.of("n", 21)).getState().get(n));
@@ -92,8 +92,8 @@ class JavaGraphTest {
         CyclicBarrier barrier = new CyclicBarrier(3); // three branches must all be running at once to pass it
         Graph graph = JavaGraph.builder("fan-out", s.schema)
             .node("split", ctx -> {})
-            .node("a", ctx -> { barrier.await(10, TimeUnit.SECONDS); ctx.set(s.log, List.of("a")); })
-            .node("b", ctx -> { barrier.await(10, TimeUnit.SECONDS); ctx.set(s.log, List.of("b")); })
+            .blockingNode("a", ctx -> { barrier.await(10, TimeUnit.SECONDS); ctx.set(s.log, List.of("a")); })
+            .blockingNode("b", ctx -> { barrier.await(10, TimeUnit.SECONDS); ctx.set(s.log, List.of("b")); })
             .asyncNode("c", ctx -> CompletableFuture.runAsync(() -> {
                 try {
                     barrier.await(10, TimeUnit.SECONDS);
@@ -123,7 +123,7 @@ class JavaGraphTest {
             running.decrementAndGet();
         };
         Graph graph = JavaGraph.builder("narrow", s.schema)
-            .node("split", ctx -> {}).node("a", work).node("b", work).node("c", work)
+            .node("split", ctx -> {}).blockingNode("a", work).blockingNode("b", work).blockingNode("c", work)
             .start("split").edge("split", "a").edge("split", "b").edge("split", "c")
             .maxConcurrency(1)
             .build();
@@ -136,7 +136,7 @@ class JavaGraphTest {
         Graph graph = JavaGraph.builder("loop", s.schema)
             .node("inc", ctx -> {
                 ctx.update(s.count, c -> c + 1);
-                ctx.set(s.log, List.of(ctx.nodeId() + ctx.executionCount()));
+                ctx.set(s.log, List.of(ctx.getNodeId() + ctx.getExecutionCount()));
             })
             .start("inc")
             .route("inc", List.of("inc", Graph.END), state -> state.get(s.count) < 5 ? "inc" : Graph.END)
@@ -168,8 +168,8 @@ class JavaGraphTest {
         List<Integer> attempts = new java.util.concurrent.CopyOnWriteArrayList<>();
         Graph graph = JavaGraph.builder("flaky", s.schema)
             .node("flaky", ctx -> {
-                attempts.add(ctx.attempt());
-                ctx.set(s.log, List.of("attempt " + ctx.attempt()));
+                attempts.add(ctx.getAttempt());
+                ctx.set(s.log, List.of("attempt " + ctx.getAttempt()));
                 if (calls.incrementAndGet() < 3) throw new java.io.IOException("flaky " + calls.get());
             }, NodeOptions.retry(RetryPolicy.exponential(3, Duration.ofMillis(5)).retryOn(e -> e instanceof java.io.IOException)))
             .start("flaky")
@@ -210,7 +210,7 @@ class JavaGraphTest {
         assertEquals("maxNodeExecutions", limit.getLimit());
 
         Graph slow = JavaGraph.builder("slow", s.schema)
-            .node("sleep", ctx -> Thread.sleep(60_000))
+            .blockingNode("sleep", ctx -> Thread.sleep(60_000))
             .start("sleep")
             .executionTimeout(Duration.ofMillis(100))
             .build();
@@ -219,7 +219,7 @@ class JavaGraphTest {
         assertEquals(Duration.ofMillis(100), timeout.getTimeout());
 
         Graph slowNode = JavaGraph.builder("slow-node", s.schema)
-            .node("sleep", ctx -> Thread.sleep(60_000), NodeOptions.timeout(Duration.ofMillis(100)))
+            .blockingNode("sleep", ctx -> Thread.sleep(60_000), NodeOptions.timeout(Duration.ofMillis(100)))
             .start("sleep")
             .build();
         NodeTimeoutException nodeTimeout = assertInstanceOf(NodeTimeoutException.class,
@@ -227,7 +227,7 @@ class JavaGraphTest {
         assertEquals("sleep", nodeTimeout.getNodeId());
 
         Graph defaultTimeout = JavaGraph.builder("default-timeout", s.schema)
-            .node("sleep", ctx -> Thread.sleep(60_000))
+            .blockingNode("sleep", ctx -> Thread.sleep(60_000))
             .start("sleep")
             .defaultNodeTimeout(Duration.ofMillis(100))
             .build();
@@ -240,8 +240,8 @@ class JavaGraphTest {
         java.util.concurrent.CountDownLatch sleeping = new java.util.concurrent.CountDownLatch(1);
         Graph graph = JavaGraph.builder("fail-fast", s.schema)
             .node("split", ctx -> {})
-            .node("sleeper", ctx -> { sleeping.countDown(); Thread.sleep(60_000); })
-            .node("failer", ctx -> { Fixtures.await(sleeping, "sleeper"); throw new IllegalStateException("fail"); })
+            .blockingNode("sleeper", ctx -> { sleeping.countDown(); Thread.sleep(60_000); })
+            .blockingNode("failer", ctx -> { Fixtures.await(sleeping, "sleeper"); throw new IllegalStateException("fail"); })
             .start("split").edge("split", "sleeper").edge("split", "failer")
             .failFast(true)
             .defaultRetry(RetryPolicy.NONE)
@@ -257,8 +257,8 @@ class JavaGraphTest {
             .node("look", ctx -> {
                 ctx.set(s.log, List.of("mine"));
                 ctx.set(s.count, 5);
-                seen.set(ctx.runId() + "|" + ctx.nodeId() + "|" + ctx.attempt() + "|" + ctx.executionCount() + "|"
-                    + ctx.get(s.question) + "|" + ctx.get(s.log) + "|" + ctx.state().get(s.log) + "|" + ctx.get(s.count));
+                seen.set(ctx.getRunId() + "|" + ctx.getNodeId() + "|" + ctx.getAttempt() + "|" + ctx.getExecutionCount() + "|"
+                    + ctx.get(s.question) + "|" + ctx.get(s.log) + "|" + ctx.getState().get(s.log) + "|" + ctx.get(s.count));
                 ctx.emit("hello");
                 assertTrue(ctx.toString().contains("look#1"));
             })
@@ -276,7 +276,7 @@ class JavaGraphTest {
             AtomicReference<String> thread = new AtomicReference<>();
             Graph graph = JavaGraph.builder("pooled", s.schema)
                 .executor(pool)
-                .node("where", ctx -> thread.set(Thread.currentThread().getName()))
+                .blockingNode("where", ctx -> thread.set(Thread.currentThread().getName()))
                 .start("where")
                 .build();
             Trellis.runner(graph).invoke(INPUT);
@@ -290,7 +290,7 @@ class JavaGraphTest {
     void blockingNodesRunOnVirtualThreadsOrTheDefaultPool() throws Exception {
         AtomicReference<Thread> thread = new AtomicReference<>();
         Graph graph = JavaGraph.builder("default", s.schema)
-            .node("where", ctx -> thread.set(Thread.currentThread()))
+            .blockingNode("where", ctx -> thread.set(Thread.currentThread()))
             .start("where")
             .build();
         Trellis.runner(graph).invoke(INPUT);
@@ -352,10 +352,10 @@ class JavaGraphTest {
     @Test
     void retryPoliciesAndNodeOptionsAreValues() {
         RetryPolicy policy = RetryPolicy.exponential(4, Duration.ofMillis(100), 3.0, Duration.ofSeconds(2)).withJitter(0.5);
-        assertEquals(4, policy.maxAttempts());
-        assertEquals(Duration.ofMillis(100), policy.initialDelay());
-        assertEquals(Duration.ofSeconds(2), policy.maxDelay());
-        assertEquals(Duration.ofSeconds(1), policy.withMaxDelay(Duration.ofSeconds(1)).maxDelay());
+        assertEquals(4, policy.getMaxAttempts());
+        assertEquals(Duration.ofMillis(100), policy.getInitialDelay());
+        assertEquals(Duration.ofSeconds(2), policy.getMaxDelay());
+        assertEquals(Duration.ofSeconds(1), policy.withMaxDelay(Duration.ofSeconds(1)).getMaxDelay());
         assertEquals(0.5, policy.toRetry().getJitter());
         assertEquals(dev.trellis.graph.Retry.Backoff.LINEAR,
             RetryPolicy.linear(3, Duration.ofMillis(10), Duration.ofSeconds(1)).toRetry().getBackoff());
@@ -363,10 +363,12 @@ class JavaGraphTest {
         assertEquals(RetryPolicy.of(dev.trellis.graph.Retry.NONE), RetryPolicy.NONE);
 
         NodeOptions options = NodeOptions.timeout(Duration.ofSeconds(1)).withRetry(policy).withDescription("d");
-        assertEquals(Duration.ofSeconds(1), options.getTimeout());
-        assertSame(policy, options.getRetry());
-        assertEquals("d", options.getDescription());
+        assertEquals(Optional.of(Duration.ofSeconds(1)), options.getTimeout());
+        assertSame(policy, options.getRetry().orElseThrow());
+        assertEquals(Optional.of("d"), options.getDescription());
         assertEquals(options, NodeOptions.DEFAULT.withTimeout(Duration.ofSeconds(1)).withRetry(policy).withDescription("d"));
-        assertNull(NodeOptions.DEFAULT.getRetry());
+        assertEquals(Optional.empty(), NodeOptions.DEFAULT.getRetry());
+        assertEquals(Optional.empty(), NodeOptions.DEFAULT.getTimeout());
+        assertEquals(Optional.empty(), NodeOptions.DEFAULT.getDescription());
     }
 }

@@ -52,7 +52,7 @@ class PersistenceJavaTest {
     private Graph approval() {
         return JavaGraph.builder("approval", s.schema)
             .node("draft", ctx -> ctx.set(s.log, List.of("draft " + ctx.get(s.question))))
-            .node("approve", ctx -> {
+            .blockingNode("approve", ctx -> {
                 String answer = ctx.interrupt("Publish " + ctx.get(s.question) + "?");
                 if (answer.equals("boom")) throw new IllegalStateException("boom");
                 if (answer.equals("wait")) {
@@ -74,7 +74,7 @@ class PersistenceJavaTest {
     /** first (blocks until released) -> second */
     private Graph twoSteps() {
         return JavaGraph.builder("two-steps", s.schema)
-            .node("first", ctx -> {
+            .blockingNode("first", ctx -> {
                 firstRuns.incrementAndGet();
                 started.countDown();
                 Fixtures.await(release, "release");

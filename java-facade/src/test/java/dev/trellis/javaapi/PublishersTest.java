@@ -108,7 +108,7 @@ class PublishersTest {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(1);
         Graph blocker = JavaGraph.builder("blocker", s.schema)
-            .node("block", ctx -> {
+            .blockingNode("block", ctx -> {
                 started.countDown();
                 try {
                     Thread.sleep(60_000);
@@ -158,7 +158,7 @@ class PublishersTest {
         AtomicReference<Thread> producer = new AtomicReference<>();
         CountDownLatch producing = new CountDownLatch(1);
         Graph graph = JavaGraph.builder("emitter", s.schema)
-            .node("emit", ctx -> {
+            .blockingNode("emit", ctx -> {
                 producer.set(Thread.currentThread());
                 producing.countDown();
                 for (int i = 0; i < payloads; i++) {

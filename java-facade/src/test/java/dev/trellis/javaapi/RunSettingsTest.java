@@ -1,7 +1,6 @@
 package dev.trellis.javaapi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +13,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -60,10 +60,13 @@ class RunSettingsTest {
     void newBuilderKeepsTheSettingsAndDefaultsAreSensible() {
         RunSettings settings = RunSettings.builder().runId("a").executionHistoryLimit(3).build();
         RunSettings copy = settings.newBuilder().build();
-        assertEquals("a", copy.getRunId());
+        assertEquals(Optional.of("a"), copy.getRunId());
         assertEquals(3, copy.getExecutionHistoryLimit());
-        assertNull(RunSettings.DEFAULT.getRunId());
-        assertNull(RunSettings.DEFAULT.getExecutor());
+        assertEquals(Optional.empty(), RunSettings.DEFAULT.getRunId());
+        assertEquals(Optional.empty(), RunSettings.DEFAULT.getExecutor());
+        assertEquals(Optional.empty(), RunSettings.DEFAULT.getRandom());
+        assertEquals(Optional.empty(), RunSettings.DEFAULT.getCheckpointing());
+        assertEquals(Optional.empty(), RunSettings.DEFAULT.getControl());
         assertEquals(10_000, RunSettings.DEFAULT.getExecutionHistoryLimit());
         assertThrows(IllegalArgumentException.class, () -> RunSettings.builder().runId(" ").build());
         assertThrows(IllegalArgumentException.class, () -> RunSettings.builder().executionHistoryLimit(-1).build());

@@ -46,7 +46,7 @@ class TrellisRunnerTest {
     /** A node that blocks until it is interrupted, and records the interrupt. */
     private Graph blocker() {
         return JavaGraph.builder("blocker", s.schema)
-            .node("block", ctx -> {
+            .blockingNode("block", ctx -> {
                 started.countDown();
                 try {
                     Thread.sleep(60_000);
@@ -175,16 +175,23 @@ class TrellisRunnerTest {
     }
 
     @Test
-    void checkedExceptionsOfBlockingNodesAreTheCauseToo() {
+    void checkedExceptionsOfNodesAreTheCauseToo() {
         java.io.IOException io = new java.io.IOException("disk on fire");
-        Graph graph = JavaGraph.builder("io", s.schema)
+        Graph blocking = JavaGraph.builder("io", s.schema)
+            .blockingNode("read", ctx -> {
+                throw io;
+            })
+            .start("read")
+            .build();
+        GraphRunException e = assertThrows(GraphRunException.class, () -> Trellis.runner(blocking).invoke(Map.of("question", "q")));
+        assertSame(io, e.getCause());
+        Graph inline = JavaGraph.builder("io", s.schema)
             .node("read", ctx -> {
                 throw io;
             })
             .start("read")
             .build();
-        GraphRunException e = assertThrows(GraphRunException.class, () -> Trellis.runner(graph).invoke(Map.of("question", "q")));
-        assertSame(io, e.getCause());
+        assertSame(io, assertThrows(GraphRunException.class, () -> Trellis.runner(inline).invoke(Map.of("question", "q"))).getCause());
     }
 
     @Test
@@ -238,12 +245,12 @@ class TrellisRunnerTest {
         TrellisRun run = Trellis.runner(greeter()).start(Map.of("question", "callbacks"), events::add);
         RunResult result = run.result().get();
         assertTrue(run.isDone());
-        assertEquals(run.runId(), result.getRunId());
+        assertEquals(run.getRunId(), result.getRunId());
         assertEquals(Status.COMPLETED, result.getStatus());
         assertInstanceOf(RunEvent.RunStarted.class, events.get(0));
         assertInstanceOf(RunEvent.RunCompleted.class, events.get(events.size() - 1));
         for (int i = 0; i < events.size(); i++) assertEquals(i, events.get(i).getSequence());
-        assertTrue(run.toString().contains(run.runId()));
+        assertTrue(run.toString().contains(run.getRunId()));
     }
 
     @Test

@@ -14,7 +14,7 @@ import kotlinx.coroutines.runInterruptible
 internal object JavaSample : Sample {
     override val name: String = "java"
     override val description: String =
-        "the Java facade: JavaGraph.builder, fan-out to a join, a retry, a loop, invokeAsync and a Flow.Publisher"
+        "the Java facade: JavaGraph.builder, fan-out to a join, a retry, a loop, an agent written in Java, invokeAsync and a Flow.Publisher"
 
     override suspend fun run(
         context: SampleContext,

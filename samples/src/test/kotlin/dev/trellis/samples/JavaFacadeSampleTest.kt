@@ -2,6 +2,7 @@ package dev.trellis.samples
 
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.Status
+import dev.trellis.runtime.agent.AgentEvent
 import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.collections.shouldContainExactlyInAnyOrder
 import io.kotest.matchers.shouldBe
@@ -12,7 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList
 /** The Java sample's logic (real time: the facade runs on its own pools), with its outcome asserted. */
 class JavaFacadeSampleTest {
     @Test
-    fun `java sample fans out to a join once, retries the news search once and loops 3 times`() {
+    fun `java sample fans out to a join once, retries the news search once, loops 3 times and is reviewed by a Java agent`() {
         val printed = CopyOnWriteArrayList<RunEvent>()
         val summary = JavaFacadeSample.run { printed += it }
         val result = summary.result
@@ -27,13 +28,22 @@ class JavaFacadeSampleTest {
         result.node("search-web").attempts shouldBe 1
         result.node("join").executions shouldBe 1
         result.nodes.values.map { it.status }.toSet() shouldBe setOf(Status.COMPLETED)
+        // the reviewer saw its system prompt and this run's prompt only, and both runs left it as it was
+        result.state[JavaFacadeSample.VERDICT] shouldBe "accepted after 2 messages"
+        JavaFacadeSample.REVIEWER.conversation() shouldContainExactly listOf("You review research drafts.")
 
         // the Flow.Publisher run: every event reached the consumer, in order, ending with the terminal one
         printed shouldContainExactly summary.streamedEvents
         (summary.streamedEvents.last() is RunEvent.RunCompleted) shouldBe true
         summary.streamedEvents.filterIsInstance<RunEvent.NodeRetrying>().map { it.nodeId } shouldContainExactly listOf("search-news")
-        summary.streamedEvents.filterIsInstance<RunEvent.Custom>().map { it.payload } shouldContainExactly
-            listOf("planning searches for ${JavaFacadeSample.TOPIC}")
+        summary.streamedEvents.filterIsInstance<RunEvent.Custom>().map { it.payload } shouldContainExactly listOf(
+            "planning searches for ${JavaFacadeSample.TOPIC}",
+            AgentEvent.Step("Reviewer", "reviewing review"),
+            AgentEvent.Token("Reviewer", "accepted"),
+            AgentEvent.Token("Reviewer", "after"),
+            AgentEvent.Token("Reviewer", "2"),
+            AgentEvent.Token("Reviewer", "messages"),
+        )
     }
 
     @Test

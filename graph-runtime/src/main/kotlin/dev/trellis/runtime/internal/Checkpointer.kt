@@ -52,13 +52,11 @@ internal class Checkpointer(
     suspend fun open(fresh: Boolean) {
         val claimed = config.store.claim(runId, config.owner)
         lease = claimed
-        if (fresh && config.store.latest(runId) != null) {
+        val existing = if (fresh) config.store.latest(runId) else null
+        if (existing != null) {
             config.store.release(claimed)
             lease = null
-            throw IllegalStateException(
-                "Run '$runId' already has checkpoints in the store; resume it with graph.resume(\"$runId\", options) " +
-                    "or start a new run with another runId.",
-            )
+            throw IllegalStateException(CallNames.current().runIdTaken(runId, existing.status))
         }
         if (!fresh) {
             // The position was loaded before the claim: if another process advanced the run in between (it resumed
