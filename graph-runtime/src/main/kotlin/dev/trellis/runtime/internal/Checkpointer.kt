@@ -7,12 +7,13 @@ import dev.trellis.checkpoint.Lease
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.Checkpointing
-import dev.trellis.runtime.persistence.PositionCodec
-import kotlinx.coroutines.currentCoroutineContext
-import kotlinx.coroutines.delay
+import dev.trellis.runtime.internal.checkpoint.PositionCodec
+import dev.trellis.runtime.internal.checkpoint.PositionEncoder
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.delay
 
 /**
  * Writes a run's checkpoints: holds the run's lease (one writer per run, fenced), numbers checkpoints, and

@@ -1,7 +1,6 @@
 package dev.trellis.runtime.internal
 
 import dev.trellis.checkpoint.CheckpointRef
-import dev.trellis.checkpoint.FencedOutException
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.graph.Topology
@@ -12,8 +11,17 @@ import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.RunTimeoutException
 import dev.trellis.runtime.Status
-import dev.trellis.runtime.persistence.Restored
-import dev.trellis.runtime.persistence.TriggerData
+import dev.trellis.runtime.internal.checkpoint.PositionEncoder
+import dev.trellis.runtime.internal.checkpoint.ReadBack
+import dev.trellis.runtime.internal.checkpoint.Restored
+import dev.trellis.runtime.internal.checkpoint.TriggerData
+import java.time.Clock
+import java.time.Duration
+import java.time.Instant
+import kotlin.coroutines.ContinuationInterceptor
+import kotlin.time.TimeMark
+import kotlin.time.TimeSource
+import kotlin.time.toJavaDuration
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
@@ -23,13 +31,6 @@ import kotlinx.coroutines.channels.SendChannel
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
-import java.time.Clock
-import java.time.Duration
-import java.time.Instant
-import kotlin.coroutines.ContinuationInterceptor
-import kotlin.time.TimeMark
-import kotlin.time.TimeSource
-import kotlin.time.toJavaDuration
 
 /**
  * The scheduler of one run: its lifecycle, and what ties the pieces below together. Rules: `docs/semantics.md`.
@@ -51,7 +52,8 @@ import kotlin.time.toJavaDuration
  *   waits; a node's own events go straight to the channel.
  * - **Result** ([RunRecorder]): the history, per-node counts and times, errors and interrupts that make the
  *   [RunResult].
- * - **Checkpoints** ([Checkpointer], [PositionEncoder]): the lease, and the full or delta payloads of the position.
+ * - **Checkpoints** ([Checkpointer]): the run's lease, and saving the position as full or delta checkpoints; the
+ *   checkpoint format (payload classes, [PositionEncoder], codec, loader) is package `internal.checkpoint`.
  */
 internal class Engine(
     val graph: Graph,
@@ -100,6 +102,9 @@ internal class Engine(
 
     /** Reads back the first value written to each key, when the run saves checkpoints. */
     val readBack: ReadBack? = if (checkpointer != null) ReadBack(topology.keys) else null
+
+    /** How long each node took to start in earlier runs of this graph ([StartCosts]); read by the workers. */
+    val startCosts = StartCosts.of(topology)
 
     /** Reused by the steps to decide each execution's edges. */
     val edges = EdgeChoice()

@@ -5,6 +5,7 @@ import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
 import dev.trellis.runtime.ConflictingUpdateException
+import dev.trellis.runtime.internal.checkpoint.ReadBack
 
 /**
  * The merge rule (`docs/semantics.md`): the writes of one execution apply to [current] atomically, all or none.

@@ -54,7 +54,7 @@ internal fun Engine.launchRunner(scope: CoroutineScope, handoff: Handoff) {
  * [StallMonitor] is never needed.
  */
 internal suspend fun Engine.work(scope: CoroutineScope, handoff: Handoff, loop: Boolean) {
-    val costs = if (virtualTime) null else topology.startCosts
+    val costs = if (virtualTime) null else startCosts
     while (true) {
         val execution = if (currentCoroutineContext().isActive) handoff.queue.poll() else null
         if (execution == null) {
@@ -78,12 +78,12 @@ internal suspend fun Engine.work(scope: CoroutineScope, handoff: Handoff, loop: 
 }
 
 /**
- * [start], keeping how long it kept this thread busy in `Topology.startCosts` (a moving average); in virtual time
+ * [start], keeping how long it kept this thread busy in [StartCosts] (a moving average); in virtual time
  * the start is neither measured nor recorded (the wall clock has no say there, see [work]).
  */
 private fun Engine.startTimed(scope: CoroutineScope, handoff: Handoff, execution: Execution) {
     if (virtualTime) return start(scope, handoff, execution)
-    val costs = topology.startCosts
+    val costs = startCosts
     val index = execution.index
     val started = System.nanoTime()
     start(scope, handoff, execution)
