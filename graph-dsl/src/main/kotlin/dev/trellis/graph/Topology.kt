@@ -27,14 +27,6 @@ public class Topology private constructor(
     /** The number of nodes. */
     public val size: Int get() = nodes.size
 
-    /**
-     * A scheduling hint kept by the runtime across runs: for each node, how long (ns) starting its last execution
-     * kept the starting thread busy, i.e. until it finished or first suspended; [Long.MAX_VALUE] until known. It never
-     * changes what a run computes, only which thread starts a node.
-     */
-    public val startCosts: java.util.concurrent.atomic.AtomicLongArray =
-        java.util.concurrent.atomic.AtomicLongArray(nodes.size).also { for (i in nodes.indices) it.set(i, Long.MAX_VALUE) }
-
     /** The index of node [id], or -1 (also for [Graph.END]). */
     public fun indexOf(id: String): Int = indexById[id] ?: -1
 

@@ -11,7 +11,7 @@ import dev.trellis.runtime.internal.CallNames
 import dev.trellis.runtime.internal.Engine
 import dev.trellis.runtime.internal.engineEvents
 import dev.trellis.runtime.internal.resultFor
-import dev.trellis.runtime.persistence.loadRecord
+import dev.trellis.runtime.internal.checkpoint.loadRecord
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
@@ -81,7 +81,7 @@ public suspend fun Graph.fork(
         if (values[key.index] != restored.state.valueAt(key.index)) versions[key.index] = ++version
     }
     val state = State.fromArrays(schema, values, versions)
-    val data = dev.trellis.runtime.persistence.PositionData(
+    val data = dev.trellis.runtime.internal.checkpoint.PositionData(
         graphId = id,
         runId = options.runId ?: "",
         status = "RUNNING",
@@ -100,7 +100,7 @@ public suspend fun Graph.fork(
         state,
         options,
         null,
-        dev.trellis.runtime.persistence.Restored(data, state, restored.appData),
+        dev.trellis.runtime.internal.checkpoint.Restored(data, state, restored.appData),
         forkedFrom = CheckpointRef(runId, sequence),
         fresh = true,
     )

@@ -6,10 +6,14 @@ import java.time.Instant
 /**
  * Something that happened during a run, as streamed by `Graph.run`.
  *
- * Every event has the [runId], a [sequence] number (0, 1, 2, ... in delivery order) and a [timestamp].
+ * Every event has the [runId], a [sequence] number (0, 1, 2, ... in delivery order) and a [timestamp]. Events
+ * of one execution of a node are [NodeEvent]s (they carry its node id and execution number); the events that end
+ * a run are [Terminal] (they carry its result). The others are about the run as a whole: [RunStarted],
+ * [EdgeTaken], [CheckpointSaved].
+ *
  * Pairing rules (see `docs/semantics.md`): the first event is [RunStarted] and exactly one terminal event
- * ([RunCompleted], [RunFailed], [RunCancelled]) is the last; every [NodeStarted] is followed by exactly one
- * [NodeCompleted], [NodeFailed] or [NodeCancelled] for the same node and execution.
+ * ([RunCompleted], [RunFailed], [RunCancelled], [RunInterrupted]) is the last; every [NodeStarted] is followed by
+ * exactly one [NodeCompleted], [NodeFailed] or [NodeCancelled] for the same node and execution.
  */
 public sealed class RunEvent(
     /** The id of the run. */
@@ -31,6 +35,27 @@ public sealed class RunEvent(
 
     override fun toString(): String = "${javaClass.simpleName}(#$sequence, ${describe()})"
 
+    /** Whether this event ends the run (a [Terminal] event): no event of the run follows it. */
+    public val isTerminal: Boolean get() = this is Terminal
+
+    /** An event of one execution of a node: [NodeStarted], [NodeRetrying], [NodeCompleted], [NodeFailed], [NodeCancelled], [Custom]. */
+    public sealed class NodeEvent(
+        runId: String,
+        timestamp: Instant,
+        /** The node. */
+        public val nodeId: String,
+        /** The execution number of the node in this run, from 1. */
+        public val execution: Int,
+    ) : RunEvent(runId, timestamp)
+
+    /** The last event of a run, with its [result]: [RunCompleted], [RunFailed], [RunCancelled], [RunInterrupted]. */
+    public sealed class Terminal(
+        runId: String,
+        timestamp: Instant,
+        /** The run's result. */
+        public val result: RunResult,
+    ) : RunEvent(runId, timestamp)
+
     /** The run started from [input]. */
     public class RunStarted internal constructor(
         runId: String,
@@ -47,11 +72,9 @@ public sealed class RunEvent(
     public class NodeStarted internal constructor(
         runId: String,
         timestamp: Instant,
-        /** The node. */
-        public val nodeId: String,
-        /** The execution number of the node in this run, from 1. */
-        public val execution: Int,
-    ) : RunEvent(runId, timestamp) {
+        nodeId: String,
+        execution: Int,
+    ) : NodeEvent(runId, timestamp, nodeId, execution) {
         override fun describe(): String = "$nodeId#$execution"
     }
 
@@ -59,17 +82,15 @@ public sealed class RunEvent(
     public class NodeRetrying internal constructor(
         runId: String,
         timestamp: Instant,
-        /** The node. */
-        public val nodeId: String,
-        /** The execution number. */
-        public val execution: Int,
+        nodeId: String,
+        execution: Int,
         /** The attempt that failed. */
         public val attempt: Int,
         /** Why it failed. */
         public val error: Throwable,
         /** The wait before the next attempt. */
         public val delay: Duration,
-    ) : RunEvent(runId, timestamp) {
+    ) : NodeEvent(runId, timestamp, nodeId, execution) {
         override fun describe(): String = "$nodeId#$execution attempt=$attempt delay=$delay error=$error"
     }
 
@@ -77,15 +98,13 @@ public sealed class RunEvent(
     public class NodeCompleted internal constructor(
         runId: String,
         timestamp: Instant,
-        /** The node. */
-        public val nodeId: String,
-        /** The execution number. */
-        public val execution: Int,
+        nodeId: String,
+        execution: Int,
         /** How many attempts it took. */
         public val attempts: Int,
         /** How long the execution took, retries included. */
         public val duration: Duration,
-    ) : RunEvent(runId, timestamp) {
+    ) : NodeEvent(runId, timestamp, nodeId, execution) {
         override fun describe(): String = "$nodeId#$execution attempts=$attempts"
     }
 
@@ -93,17 +112,15 @@ public sealed class RunEvent(
     public class NodeFailed internal constructor(
         runId: String,
         timestamp: Instant,
-        /** The node. */
-        public val nodeId: String,
-        /** The execution number. */
-        public val execution: Int,
+        nodeId: String,
+        execution: Int,
         /** How many attempts it took. */
         public val attempts: Int,
         /** The failure. */
         public val error: Throwable,
         /** How long the execution took, retries included. */
         public val duration: Duration,
-    ) : RunEvent(runId, timestamp) {
+    ) : NodeEvent(runId, timestamp, nodeId, execution) {
         override fun describe(): String = "$nodeId#$execution attempts=$attempts error=$error"
     }
 
@@ -111,11 +128,9 @@ public sealed class RunEvent(
     public class NodeCancelled internal constructor(
         runId: String,
         timestamp: Instant,
-        /** The node. */
-        public val nodeId: String,
-        /** The execution number. */
-        public val execution: Int,
-    ) : RunEvent(runId, timestamp) {
+        nodeId: String,
+        execution: Int,
+    ) : NodeEvent(runId, timestamp, nodeId, execution) {
         override fun describe(): String = "$nodeId#$execution"
     }
 
@@ -135,13 +150,11 @@ public sealed class RunEvent(
     public class Custom internal constructor(
         runId: String,
         timestamp: Instant,
-        /** The emitting node. */
-        public val nodeId: String,
-        /** The execution number. */
-        public val execution: Int,
+        nodeId: String,
+        execution: Int,
         /** What the node emitted. */
         public val payload: Any,
-    ) : RunEvent(runId, timestamp) {
+    ) : NodeEvent(runId, timestamp, nodeId, execution) {
         override fun describe(): String = "$nodeId#$execution payload=$payload"
     }
 
@@ -157,13 +170,15 @@ public sealed class RunEvent(
         override fun describe(): String = "checkpoint=$checkpoint full=$full"
     }
 
-    /** The run paused: a node called `interrupt`, or the run was drained. Resumable. Terminal. */
+    /**
+     * The run paused: a node called `interrupt`, or the run was drained. Resumable. Terminal: [result]'s
+     * [RunResult.interrupts] holds the nodes' payloads (empty when drained).
+     */
     public class RunInterrupted internal constructor(
         runId: String,
         timestamp: Instant,
-        /** The run's result; [RunResult.interrupts] holds the nodes' payloads (empty when drained). */
-        public val result: RunResult,
-    ) : RunEvent(runId, timestamp) {
+        result: RunResult,
+    ) : Terminal(runId, timestamp, result) {
         override fun describe(): String = "interrupts=${result.interrupts}"
     }
 
@@ -171,9 +186,8 @@ public sealed class RunEvent(
     public class RunCompleted internal constructor(
         runId: String,
         timestamp: Instant,
-        /** The run's result. */
-        public val result: RunResult,
-    ) : RunEvent(runId, timestamp) {
+        result: RunResult,
+    ) : Terminal(runId, timestamp, result) {
         override fun describe(): String = "duration=${result.duration}"
     }
 
@@ -183,9 +197,8 @@ public sealed class RunEvent(
         timestamp: Instant,
         /** The first failure. */
         public val error: Throwable,
-        /** The run's result. */
-        public val result: RunResult,
-    ) : RunEvent(runId, timestamp) {
+        result: RunResult,
+    ) : Terminal(runId, timestamp, result) {
         override fun describe(): String = "error=$error"
     }
 
@@ -193,9 +206,8 @@ public sealed class RunEvent(
     public class RunCancelled internal constructor(
         runId: String,
         timestamp: Instant,
-        /** The run's result. */
-        public val result: RunResult,
-    ) : RunEvent(runId, timestamp) {
+        result: RunResult,
+    ) : Terminal(runId, timestamp, result) {
         override fun describe(): String = "cancelled"
     }
 }

@@ -7,10 +7,10 @@ import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.internal.Engine
 import dev.trellis.runtime.internal.resultFor
-import dev.trellis.runtime.persistence.PositionCodec
-import dev.trellis.runtime.persistence.PositionData
-import dev.trellis.runtime.persistence.Restored
-import dev.trellis.runtime.persistence.loadRecord
+import dev.trellis.runtime.internal.checkpoint.PositionCodec
+import dev.trellis.runtime.internal.checkpoint.PositionData
+import dev.trellis.runtime.internal.checkpoint.Restored
+import dev.trellis.runtime.internal.checkpoint.loadRecord
 import kotlinx.serialization.json.JsonObject
 import java.time.Instant
 

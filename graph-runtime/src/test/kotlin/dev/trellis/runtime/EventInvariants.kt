@@ -31,6 +31,11 @@ object EventInvariants {
         events[0].shouldBeInstanceOf<RunEvent.RunStarted>()
         events.count { it is RunEvent.RunStarted } shouldBe 1
         val terminals = events.indices.filter { isTerminal(events[it]) }
+        for (event in events) {
+            check(event.isTerminal == (isTerminal(event) || event is RunEvent.RunInterrupted)) { "isTerminal of $event" }
+            if (event.isTerminal) (event as RunEvent.Terminal).result.runId shouldBe event.runId
+            if (event is RunEvent.NodeEvent) check(event.execution >= 1) { "execution number of $event" }
+        }
         if (complete) terminals shouldBe listOf(events.lastIndex)
         if (!complete) check(terminals.isEmpty() || terminals == listOf(events.lastIndex)) { "terminal event not last: $terminals" }
 

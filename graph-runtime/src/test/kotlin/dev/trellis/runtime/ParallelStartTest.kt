@@ -5,6 +5,7 @@ import dev.trellis.graph.InternalTrellisApi
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
+import dev.trellis.runtime.internal.StartCosts
 import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.asCoroutineDispatcher
@@ -16,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray
 
 /**
  * Branches whose bodies never suspend (CPU work, blocking calls) still run in parallel on the default dispatcher,
- * whatever the runtime learned about how long their nodes take to start (`Handoff`, `Topology.startCosts`).
+ * whatever the runtime learned about how long their nodes take to start (`Handoff`, `StartCosts`).
  * Each test proves overlap by a branch waiting, without suspending, for its sibling to start: run one after the
  * other, the first would wait out its deadline and the test would fail (never hang).
  */
@@ -78,7 +79,7 @@ class ParallelStartTest {
         }
         // As if the runtime had learned that both branches finish at once when started (it learns that from timings,
         // which depend on the JIT): the worker that polls one of them starts it without asking for help first.
-        for (i in 0 until g.topology.size) g.topology.startCosts.set(i, 0)
+        for (i in 0 until g.topology.size) StartCosts.of(g.topology).set(i, 0)
         // Now whichever branch starts first spins until the other one starts: that needs a second thread.
         slow.set(true)
         repeat(3) {

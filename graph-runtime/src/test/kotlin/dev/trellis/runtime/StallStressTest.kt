@@ -5,6 +5,7 @@ import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.runtime.internal.StallMonitor
+import dev.trellis.runtime.internal.StartCosts
 import kotlinx.coroutines.delay
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
@@ -59,12 +60,12 @@ class StallStressTest {
                 eStarted = AtomicBoolean(false)
                 g.invoke().state[S.log] shouldBeList listOf("quick")
             }
-            for (i in 0 until g.topology.size) g.topology.startCosts.set(i, 0)
+            for (i in 0 until g.topology.size) StartCosts.of(g.topology).set(i, 0)
             slowMode.set(true)
             val outcomes = ArrayList<String>()
             repeat(3) {
                 eStarted = AtomicBoolean(false)
-                for (i in 0 until g.topology.size) g.topology.startCosts.set(i, 0)
+                for (i in 0 until g.topology.size) StartCosts.of(g.topology).set(i, 0)
                 outcomes += g.invoke().state[S.log].single()
             }
             check(outcomes.all { it == "overlapped" }) {

@@ -6,6 +6,7 @@ import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.runtime.internal.StallMonitor
+import dev.trellis.runtime.internal.StartCosts
 import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.Dispatchers
@@ -22,7 +23,7 @@ import kotlin.time.TestTimeSource
 
 /**
  * `docs/semantics.md` §10: in virtual time, the order of a run's events depends on the graph alone, not on how busy
- * the host is. The runtime's wall-clock measurements (`Topology.startCosts`) and its wall-clock stall monitor decide
+ * the host is. The runtime's wall-clock measurements (`StartCosts`) and its wall-clock stall monitor decide
  * which coroutine starts a node on real threads; here they are perturbed at random between runs and inside runs,
  * and every run must still produce the very same events, timestamps included.
  */
@@ -40,7 +41,7 @@ class VirtualTimeDeterminismTest {
 
     /** Sets every start cost of [g] as [perturb] says (a node body calls it too, to change decisions mid-run). */
     private fun scramble() {
-        val costs = g.topology.startCosts
+        val costs = StartCosts.of(g.topology)
         for (i in 0 until costs.length()) costs.set(i, perturb(random))
     }
 
@@ -146,7 +147,7 @@ class VirtualTimeDeterminismTest {
         Stress.deadline(60.seconds) {
             repeat(3) {
                 sibling = CountDownLatch(1)
-                for (i in 0 until g.topology.size) g.topology.startCosts.set(i, 0)
+                for (i in 0 until g.topology.size) StartCosts.of(g.topology).set(i, 0)
                 outcomes += g.invoke(options = RunOptions(dispatcher = Dispatchers.Default, timeSource = timeSource)).state[S.log]
                 timeSource += 1.milliseconds
             }

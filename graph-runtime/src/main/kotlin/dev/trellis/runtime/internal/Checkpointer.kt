@@ -5,12 +5,15 @@ import dev.trellis.checkpoint.CheckpointRef
 import dev.trellis.checkpoint.FencedOutException
 import dev.trellis.checkpoint.Lease
 import dev.trellis.graph.Graph
+import dev.trellis.graph.State
 import dev.trellis.runtime.Checkpointing
-import kotlinx.coroutines.currentCoroutineContext
-import kotlinx.coroutines.delay
+import dev.trellis.runtime.internal.checkpoint.PositionCodec
+import dev.trellis.runtime.internal.checkpoint.PositionEncoder
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.delay
 
 /**
  * Writes a run's checkpoints: holds the run's lease (one writer per run, fenced), numbers checkpoints, and
@@ -48,6 +51,10 @@ internal class Checkpointer(
     private var nextFull: Boolean = true
 
     val everyStep: Boolean get() = config.mode == Checkpointing.Mode.EVERY_STEP
+
+    /** Whether a save found that another process took the run over: the run then saves nothing more. */
+    var fencedOut: Boolean = false
+        private set
 
     suspend fun open(fresh: Boolean) {
         val claimed = config.store.claim(runId, config.owner)
@@ -145,5 +152,26 @@ internal class Checkpointer(
         changedKeys.clear()
         changedNodes.clear()
         return next
+    }
+
+    /**
+     * Saves a checkpoint of the run at [position] in [state], labelled [status] — full when [full] or when it is
+     * due, else a delta — and returns its sequence.
+     * @throws FencedOutException when another process took the run over ([fencedOut] is then set).
+     */
+    suspend fun checkpoint(status: String, full: Boolean, state: State, position: Position, recorder: RunRecorder): Long = try {
+        save(status, full) { isFull, createdAt ->
+            if (isFull) {
+                PositionCodec.wrap(
+                    PositionEncoder.full(graph, runId, status, state, position, recorder.nodeStatus, recorder.interrupts, recorder.errors),
+                    createdAt,
+                )
+            } else {
+                PositionEncoder.delta(graph, runId, status, this, state, position, recorder.nodeStatus, recorder.interrupts, recorder.errors, createdAt)
+            }
+        }
+    } catch (e: FencedOutException) {
+        fencedOut = true
+        throw e
     }
 }

@@ -3,6 +3,7 @@ package dev.trellis.runtime.internal
 import dev.trellis.graph.CompiledEdge
 import dev.trellis.graph.Edge
 import dev.trellis.graph.State
+import dev.trellis.graph.Topology
 
 /** Returned by [decide] when a conditional edge is not taken. */
 internal const val NOT_TAKEN = Int.MIN_VALUE
@@ -19,5 +20,37 @@ internal fun CompiledEdge.decide(state: State, nodeId: String): Int = when (val 
                 "${targetRefs.toList()}; add it to the route's targets or fix the selector."
         }
         targets[position]
+    }
+}
+
+/**
+ * The edges an execution takes, decided by the driver after its merge. One per run, reused: the driver is its
+ * only user and consumes [taken] before the next [decide].
+ */
+internal class EdgeChoice {
+    /** The targets of the edges taken by the last [decide] (END is -1), in declaration order. */
+    var taken = IntArray(4)
+        private set
+
+    /**
+     * Decides the edges of [execution] against the merged [state] and returns how many were taken; their targets
+     * are in [taken].
+     */
+    fun decide(topology: Topology, execution: Execution, state: State): Int {
+        val edges = topology.outgoing[execution.index]
+        if (edges.isEmpty()) return 0
+        if (taken.size < edges.size) taken = IntArray(edges.size)
+        var count = 0
+        for (edge in edges) {
+            val target = edge.decide(state, execution.node.id)
+            if (target != NOT_TAKEN) taken[count++] = target
+        }
+        return count
+    }
+
+    /** Whether one of the first [i] edges taken leads to [target] too. */
+    fun takenBefore(target: Int, i: Int): Boolean {
+        for (j in 0 until i) if (taken[j] == target) return true
+        return false
     }
 }

@@ -26,7 +26,7 @@ internal val STALL_CHECK: Duration = 1.milliseconds
  * Begun executions wait in [queue] until a *worker* starts them: the run's loop, or a *runner* coroutine on the node
  * dispatcher. A worker starts each execution undispatched (in its own thread, until the node finishes or first
  * suspends), so a node that finishes without suspending costs no dispatch, and one that suspends frees the worker at
- * once. Before starting a node that may keep it busy (see `Topology.startCosts`) a worker stops counting itself,
+ * once. Before starting a node that may keep it busy (see [StartCosts]) a worker stops counting itself,
  * so that queued work never waits behind a long node: whoever then finds work queued and no worker counted starts a
  * runner. Quick nodes of a wide fan-out are thus started one after another by one thread, with no wake-ups. A node
  * that was quick before may not be this time; while work is queued behind a quick node, the [StallMonitor] checks

@@ -2,6 +2,7 @@ package dev.trellis.runtime.persistence
 
 import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.InMemoryCheckpointStore
+import dev.trellis.runtime.internal.checkpoint.PositionCodec
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph

@@ -1,4 +1,4 @@
-package dev.trellis.runtime.persistence
+package dev.trellis.runtime.internal.checkpoint
 
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.JsonElement

@@ -1,4 +1,4 @@
-package dev.trellis.runtime.persistence
+package dev.trellis.runtime.internal.checkpoint
 
 import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.CheckpointStore

@@ -1,16 +1,12 @@
-package dev.trellis.runtime.internal
+package dev.trellis.runtime.internal.checkpoint
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.graph.Topology
 import dev.trellis.runtime.Status
-import dev.trellis.runtime.persistence.FORMAT_VERSION
-import dev.trellis.runtime.persistence.InterruptData
-import dev.trellis.runtime.persistence.NodeData
-import dev.trellis.runtime.persistence.PositionCodec
-import dev.trellis.runtime.persistence.PositionData
-import dev.trellis.runtime.persistence.RUN_SCOPE
-import dev.trellis.runtime.persistence.TriggerData
+import dev.trellis.runtime.internal.Checkpointer
+import dev.trellis.runtime.internal.Execution
+import dev.trellis.runtime.internal.Position
 import java.time.Instant
 
 /**

@@ -1,9 +1,9 @@
-package dev.trellis.runtime.internal
+package dev.trellis.runtime.internal.checkpoint
 
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
-import dev.trellis.runtime.persistence.PersistenceJson
-import dev.trellis.runtime.persistence.PositionCodec
+import dev.trellis.runtime.internal.Execution
+import dev.trellis.runtime.internal.rethrowIfFatal
 
 /**
  * For a checkpointed run: writes each state key's first value to JSON and reads it back, so that a value its

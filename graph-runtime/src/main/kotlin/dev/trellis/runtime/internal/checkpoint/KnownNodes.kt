@@ -1,4 +1,4 @@
-package dev.trellis.runtime.persistence
+package dev.trellis.runtime.internal.checkpoint
 
 import dev.trellis.graph.Graph
 import dev.trellis.runtime.CheckpointFormatException

@@ -1,0 +1,97 @@
+package dev.trellis.runtime.internal
+
+import dev.trellis.graph.Topology
+import dev.trellis.runtime.Interrupt
+import dev.trellis.runtime.NodeExecution
+import dev.trellis.runtime.NodeResult
+import dev.trellis.runtime.RunResult
+import dev.trellis.runtime.Status
+import java.time.Duration
+
+/**
+ * What a run's [RunResult] is made of, recorded by the driver as executions begin and end: the last execution
+ * and status of each node, its attempts and time, the kept history (at most [historyLimit] executions, the older
+ * ones counted as dropped), the run's errors and the executions that interrupted it.
+ */
+internal class RunRecorder(private val topology: Topology, private val historyLimit: Int) {
+    private val size = topology.size
+    private val lastExecution = arrayOfNulls<Execution>(size)
+    private val attempts = IntArray(size)
+    private val nanos = LongArray(size)
+    private val history = ArrayDeque<Execution>()
+    private var dropped = 0L
+
+    /** The status of each node's last execution (what a checkpoint saves), PENDING for nodes that never ran. */
+    val nodeStatus = Array(size) { Status.PENDING }
+
+    /** Why the run failed, in order. */
+    val errors = ArrayList<Throwable>(0)
+
+    /** The executions that asked for input, in order. */
+    val interrupts = ArrayList<Execution>(0)
+
+    fun begun(execution: Execution) {
+        lastExecution[execution.index] = execution
+        if (historyLimit > 0) {
+            if (history.size == historyLimit) {
+                history.removeFirst()
+                dropped++
+            }
+            history.addLast(execution)
+        } else {
+            dropped++
+        }
+    }
+
+    /** Adds the attempts and time of an execution that ended. */
+    fun measure(execution: Execution) {
+        val index = execution.index
+        attempts[index] += execution.attempt
+        nanos[index] += execution.durationNanos
+    }
+
+    /** The result of the run, ended with [status] in [state] after [counts] executions per node, from [startNanos] to [endNanos]. */
+    fun result(
+        runId: String,
+        graphId: String,
+        status: Status,
+        state: dev.trellis.graph.State,
+        counts: IntArray,
+        startNanos: Long,
+        endNanos: Long,
+    ): RunResult {
+        val kept = history.toTypedArray()
+        val countsCopy = counts.copyOf()
+        val statuses = Array(size) { lastExecution[it]?.status ?: nodeStatus[it] }
+        val lastErrors = Array(size) { lastExecution[it]?.error }
+        return RunResult(
+            runId,
+            graphId,
+            status,
+            state,
+            { nodeResults(kept, countsCopy, statuses, lastErrors) },
+            { kept.map { NodeExecution(it.node.id, it.number, it.status, it.attempt, Duration.ofNanos(it.durationNanos), it.error) } },
+            dropped,
+            Duration.ofNanos(endNanos - startNanos),
+            errors.toList(),
+            interrupts.map { Interrupt(it.node.id, it.interruptPayload ?: "") },
+        )
+    }
+
+    private fun nodeResults(
+        kept: Array<Execution>,
+        counts: IntArray,
+        statuses: Array<Status>,
+        lastErrors: Array<Throwable?>,
+    ): Map<String, NodeResult> {
+        // The last failure of each node among the kept executions, in one pass (not one scan per node).
+        val historyErrors = arrayOfNulls<Throwable>(size)
+        for (execution in kept) execution.error?.let { historyErrors[execution.index] = it }
+        val nodes = LinkedHashMap<String, NodeResult>()
+        for (i in 0 until size) {
+            val id = topology.nodes[i].id
+            nodes[id] = NodeResult(id, statuses[i], counts[i], attempts[i], Duration.ofNanos(nanos[i]), lastErrors[i] ?: historyErrors[i])
+        }
+        return nodes
+    }
+}

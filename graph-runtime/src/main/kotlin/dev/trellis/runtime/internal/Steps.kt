@@ -1,0 +1,143 @@
+package dev.trellis.runtime.internal
+
+import dev.trellis.graph.Graph
+import dev.trellis.graph.State
+import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.Status
+import java.time.Duration
+
+/*
+ * What the driver of an [Engine] does when an execution begins ([begin]) and when it ends ([complete]): [merge] its
+ * writes, decide its edges and trigger their targets, post its events, record its outcome, and fail the run
+ * ([fail]) when it failed. Only the holder of the drive right calls these (see [Handoff]).
+ */
+
+internal fun Engine.begin(index: Int): Execution {
+    val number = position.begin(index)
+    val execution = Execution(this, topology.nodes[index], index, number, currentState)
+    position.running[index] = execution
+    recorder.begun(execution)
+    outbox.post { RunEvent.NodeStarted(runId, now(), execution.node.id, number) }
+    return execution
+}
+
+internal fun Engine.complete(execution: Execution) {
+    val index = execution.index
+    position.finish(index)
+    recorder.measure(execution)
+    when (execution.status) {
+        Status.COMPLETED -> completed(execution)
+        Status.FAILED -> failed(execution)
+        Status.INTERRUPTED -> interrupted(execution)
+        else -> outbox.post { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number) }
+    }
+    recorder.nodeStatus[index] = execution.status
+    checkpointer?.recordNode(index)
+    execution.release()
+    // A halted run starts nothing: tokens stay tokens (an interrupted node about to re-run must not take one).
+    if (!position.halted) position.promote()
+}
+
+/** [complete], then a checkpoint when every step is saved. */
+internal suspend fun Engine.completeStep(execution: Execution) {
+    complete(execution)
+    if (checkpointer?.everyStep == true && !position.failed) checkpointStep()
+}
+
+/** A node asked for input: the run stops starting nodes and ends INTERRUPTED once running ones finish. */
+private fun Engine.interrupted(execution: Execution) {
+    recorder.interrupts += execution
+    position.halted = true
+    outbox.post { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number) }
+}
+
+private fun Engine.completed(execution: Execution) {
+    val refused = mergeWrites(execution)
+    if (refused != null) {
+        execution.status = Status.FAILED
+        execution.error = refused
+        failed(execution)
+        return
+    }
+    if (position.failed) {
+        sendCompleted(execution)
+        return
+    }
+    val edges = edges
+    val count = try {
+        edges.decide(topology, execution, currentState)
+    } catch (e: Throwable) {
+        e.rethrowIfFatal(null)
+        execution.status = Status.FAILED
+        execution.error = e
+        failed(execution)
+        return
+    }
+    sendCompleted(execution)
+    val channels = topology.channels
+    for (i in 0 until count) {
+        val target = edges.taken[i]
+        if (outbox.enabled) {
+            val to = if (target < 0) Graph.END else topology.nodes[target].id
+            outbox.post { RunEvent.EdgeTaken(runId, now(), execution.node.id, to) }
+        }
+        // One token per target, however many of this execution's edges lead there.
+        if (target >= 0 && !edges.takenBefore(target, i)) position.trigger(target, channels.of(execution.index, target))
+    }
+}
+
+private fun Engine.sendCompleted(execution: Execution) = outbox.post {
+    RunEvent.NodeCompleted(
+        runId,
+        now(),
+        execution.node.id,
+        execution.number,
+        execution.attempt,
+        Duration.ofNanos(execution.durationNanos),
+    )
+}
+
+private fun Engine.failed(execution: Execution) {
+    val error = execution.error!!
+    outbox.post {
+        RunEvent.NodeFailed(runId, now(), execution.node.id, execution.number, execution.attempt, error, Duration.ofNanos(execution.durationNanos))
+    }
+    fail(error)
+}
+
+/** Marks the run failed: nothing starts any more; with fail-fast, running nodes are cancelled. */
+internal fun Engine.fail(error: Throwable) {
+    recorder.errors += error
+    if (position.failed) return
+    position.failed = true
+    position.halted = true
+    if (config.failFast) cancelRunning()
+}
+
+/**
+ * Cancels the executions still running. One whose body already finished is left alone: its completion is on its
+ * way, and its coroutine may be the one driving the scheduler right now.
+ */
+private fun Engine.cancelRunning() {
+    for (execution in position.running) if (execution != null && execution.status == Status.EXECUTING) execution.cancel()
+}
+
+/**
+ * Applies the execution's writes atomically ([merge]) and records them (versions, last writers, the checkpoint's
+ * delta); returns why they cannot be applied — a conflict, or the failure of a reducer — instead of applying any.
+ */
+private fun Engine.mergeWrites(execution: Execution): Throwable? {
+    val count = execution.writeCount
+    if (count == 0) return null
+    val merged = merge(graph.schema, currentState, execution, topology.keys, position.lastWriter, position.version, readBack)
+    if (merged !is State) return merged as Throwable
+    val everyStep = checkpointer?.everyStep == true
+    for (i in 0 until count) {
+        val k = execution.writeKeyAt(i)
+        position.lastWriter[k] = execution.node.id
+        if (everyStep) checkpointer.recordWrite(k, execution.writeValueAt(i))
+    }
+    position.version += count
+    currentState = merged
+    return null
+}

@@ -1,0 +1,109 @@
+package dev.trellis.runtime.internal
+
+import dev.trellis.runtime.Status
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.isActive
+import kotlinx.coroutines.launch
+
+/*
+ * The workers of an [Engine]: begun executions are queued in the [Handoff] ([enqueue]) and started by a *worker* —
+ * the run's loop or a runner coroutine ([launchRunner]) polling the queue ([work]). Each start is undispatched
+ * ([start]) and timed ([startTimed]) so that nodes known to start quickly are started one after another by one
+ * thread; a finished node's coroutine hands its execution over and may drive the scheduler (`Drive.kt`).
+ */
+
+/** A node whose start kept its worker busy for less than this (ns) is started by the worker that polls it. */
+private const val QUICK_START_NANOS = 10_000L
+
+/** Queues a begun execution for a worker; see [Handoff]. */
+internal fun Engine.enqueue(scope: CoroutineScope, execution: Execution) {
+    val handoff = handoff ?: Handoff().also {
+        handoff = it
+        it.stalled = {
+            // One runner at a time for a stalled queue, however long the dispatcher takes to start it.
+            if (it.stallRunnerPending.compareAndSet(false, true)) {
+                it.join()
+                childScope!!.launch {
+                    it.stallRunnerPending.set(false)
+                    work(scope, it, loop = false)
+                }
+            }
+        }
+    }
+    if (childScope == null) childScope = CoroutineScope(scope.coroutineContext + childContext)
+    handoff.queue.offer(execution)
+}
+
+internal fun Engine.launchRunner(scope: CoroutineScope, handoff: Handoff) {
+    childScope!!.launch {
+        work(scope, handoff, loop = false)
+    }
+}
+
+/**
+ * Starts queued executions in the calling coroutine's thread until the queue is empty, counted as a worker
+ * (the caller counted itself already). The run's [loop] starts only nodes known to be quick: its thread is the
+ * caller's, which a long node must not hold (a UI thread, say); it hands the others to their own coroutine.
+ *
+ * In virtual time every node counts as long, whatever its start cost: which coroutine starts a node, and so the
+ * order of same-instant completions, must not depend on how busy the host is. No worker is then ever counted
+ * while inside a node, so queued work always has a worker polling it or a runner on its way, and the
+ * [StallMonitor] is never needed.
+ */
+internal suspend fun Engine.work(scope: CoroutineScope, handoff: Handoff, loop: Boolean) {
+    val costs = if (virtualTime) null else startCosts
+    while (true) {
+        val execution = if (currentCoroutineContext().isActive) handoff.queue.poll() else null
+        if (execution == null) {
+            if (handoff.leave()) launchRunner(scope, handoff)
+            return
+        }
+        handoff.polls++
+        val long = costs == null || costs.get(execution.index) > QUICK_START_NANOS
+        if (long && loop) {
+            childScope!!.launch { startTimed(scope, handoff, execution) }
+            continue
+        }
+        if (long) {
+            if (handoff.leave()) launchRunner(scope, handoff)
+        } else if (!handoff.queue.isEmpty()) {
+            StallMonitor.watch(handoff)
+        }
+        startTimed(scope, handoff, execution)
+        if (long) handoff.join()
+    }
+}
+
+/**
+ * [start], keeping how long it kept this thread busy in [StartCosts] (a moving average); in virtual time
+ * the start is neither measured nor recorded (the wall clock has no say there, see [work]).
+ */
+private fun Engine.startTimed(scope: CoroutineScope, handoff: Handoff, execution: Execution) {
+    if (virtualTime) return start(scope, handoff, execution)
+    val costs = startCosts
+    val index = execution.index
+    val started = System.nanoTime()
+    start(scope, handoff, execution)
+    val cost = System.nanoTime() - started
+    val previous = costs.get(index)
+    costs.lazySet(index, if (previous == Long.MAX_VALUE) cost else (previous * 3 + cost) / 4)
+}
+
+/**
+ * Starts [execution] in a coroutine of its own, undispatched: it runs in this thread until it finishes or first
+ * suspends, then resumes on [childContext]. When it finishes it hands itself over, and drives the scheduler
+ * if nobody else does.
+ */
+private fun Engine.start(scope: CoroutineScope, handoff: Handoff, execution: Execution) {
+    childScope!!.launch(start = CoroutineStart.UNDISPATCHED) {
+        try {
+            // Not started when a fail-fast cancellation came first, or when the run was cancelled meanwhile.
+            if (isActive && execution.claim(coroutineContext[Job]!!)) execution.run() else execution.status = Status.CANCELLED
+        } finally {
+            if (handoff.offer(execution)) driveFromNode(scope, handoff)
+        }
+    }
+}
