@@ -114,7 +114,11 @@ public object TrellisWorkloads {
 
     /** `Graph.invoke` with [options] (e.g. checkpointing) inside `runBlocking`. */
     @JvmStatic
-    public fun invoke(graph: Graph, input: State, options: RunOptions): RunResult = runBlocking { graph.invoke(input, options) }
+    public fun invoke(
+        graph: Graph,
+        input: State,
+        options: RunOptions,
+    ): RunResult = runBlocking { graph.invoke(input, options) }
 
     /** `Graph.invoke` with [options], then `store.delete(runId)`, so a long benchmark does not fill the heap. */
     @JvmStatic

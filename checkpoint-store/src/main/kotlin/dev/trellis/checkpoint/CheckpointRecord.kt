@@ -49,10 +49,18 @@ public class CheckpointRecord @JvmOverloads constructor(
     public val metadata: Map<String, String> = LinkedHashMap(metadata).let { java.util.Collections.unmodifiableMap(it) }
 
     init {
-        require(runId.isNotBlank()) { "A checkpoint needs a run id, but runId is blank; pass the id of the run it belongs to." }
-        require(sequence >= 1) { "Checkpoint sequence of run '$runId' is $sequence; sequences start at 1 and grow by one." }
-        require(graphId.isNotBlank()) { "Checkpoint $sequence of run '$runId' has a blank graphId; pass the graph's id." }
-        require(status.isNotBlank()) { "Checkpoint $sequence of run '$runId' has a blank status; pass the run's status." }
+        require(
+            runId.isNotBlank(),
+        ) { "A checkpoint needs a run id, but runId is blank; pass the id of the run it belongs to." }
+        require(
+            sequence >= 1,
+        ) { "Checkpoint sequence of run '$runId' is $sequence; sequences start at 1 and grow by one." }
+        require(
+            graphId.isNotBlank(),
+        ) { "Checkpoint $sequence of run '$runId' has a blank graphId; pass the graph's id." }
+        require(
+            status.isNotBlank(),
+        ) { "Checkpoint $sequence of run '$runId' has a blank status; pass the run's status." }
         if (sequence == 1L) {
             require(parentSequence == null) {
                 "Checkpoint 1 of run '$runId' names parent $parentSequence, but the first checkpoint of a run has no " +

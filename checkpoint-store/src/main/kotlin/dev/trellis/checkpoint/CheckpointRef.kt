@@ -11,10 +11,13 @@ public class CheckpointRef(
 ) {
     init {
         require(runId.isNotBlank()) { "A checkpoint reference needs a run id, but runId is blank." }
-        require(sequence >= 1) { "A checkpoint reference to run '$runId' names sequence $sequence; sequences start at 1." }
+        require(
+            sequence >= 1,
+        ) { "A checkpoint reference to run '$runId' names sequence $sequence; sequences start at 1." }
     }
 
-    override fun equals(other: Any?): Boolean = other is CheckpointRef && runId == other.runId && sequence == other.sequence
+    override fun equals(other: Any?): Boolean =
+        other is CheckpointRef && runId == other.runId && sequence == other.sequence
 
     override fun hashCode(): Int = 31 * runId.hashCode() + sequence.hashCode()
 

@@ -63,7 +63,8 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
             val row = run.row
             StoreRules.checkClaim(runId, owner, row, StoreRules.now(clock))
             val lease = Lease(runId, owner, row.epoch + 1, StoreRules.leaseUntil(clock, leaseDuration))
-            run.row = RunRow(runId, row.graphId, owner, lease.expiresAt, lease.epoch, row.latestSequence, row.latestStatus)
+            run.row =
+                RunRow(runId, row.graphId, owner, lease.expiresAt, lease.epoch, row.latestSequence, row.latestStatus)
             runs[runId] = run
             touch(runId, run)
             if (known == null && runs.size > maxRuns) evict()
@@ -100,7 +101,16 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
         StoreRules.checkWritable(lease, run?.row)
         val row = run!!.row
         val renewed = Lease(lease.runId, lease.owner, lease.epoch, StoreRules.leaseUntil(clock, leaseDuration))
-        run.row = RunRow(row.runId, row.graphId, row.owner, renewed.expiresAt, row.epoch, row.latestSequence, row.latestStatus)
+        run.row =
+            RunRow(
+                row.runId,
+                row.graphId,
+                row.owner,
+                renewed.expiresAt,
+                row.epoch,
+                row.latestSequence,
+                row.latestStatus,
+            )
         renewed
     }
 
@@ -124,7 +134,13 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
             run.checkpoints[record.sequence] = record
             touch(lease.runId, run)
             run.row = RunRow(
-                row.runId, record.graphId, row.owner, row.leaseUntil, row.epoch, record.sequence, record.status,
+                row.runId,
+                record.graphId,
+                row.owner,
+                row.leaseUntil,
+                row.epoch,
+                record.sequence,
+                record.status,
             )
         }
     }

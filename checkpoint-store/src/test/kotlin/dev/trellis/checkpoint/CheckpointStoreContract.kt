@@ -122,7 +122,8 @@ abstract class CheckpointStoreContract {
 
         store.release(renewed)
         store.runs().single().owner.shouldBeNull()
-        shouldThrow<FencedOutException> { store.append(renewed, checkpoint("run-1", 1)) }.message shouldContain "released"
+        shouldThrow<FencedOutException> { store.append(renewed, checkpoint("run-1", 1)) }.message shouldContain
+            "released"
         shouldThrow<FencedOutException> { store.renew(renewed) }
 
         val next = store.claim("run-1", "worker-b")
@@ -216,7 +217,12 @@ abstract class CheckpointStoreContract {
         store.history("run-1").map { it.sequence } shouldContainExactly listOf(8L)
 
         // A checkpoint may not name a pruned parent.
-        shouldThrow<CheckpointConflictException> { store.append(lease, checkpoint("run-1", 9, DELTA, parentSequence = 7)) }
+        shouldThrow<CheckpointConflictException> {
+            store.append(
+                lease,
+                checkpoint("run-1", 9, DELTA, parentSequence = 7),
+            )
+        }
             .message shouldContain "parent 7, which is not stored"
         store.append(lease, checkpoint("run-1", 9, DELTA))
         store.prune("unknown", 1) shouldBe 0
@@ -256,7 +262,10 @@ abstract class CheckpointStoreContract {
         val runId = "run-ünïcødé-世界-🌍"
         val lease = store.claim(runId, "wörker-α")
         val record = checkpoint(
-            runId, 1, payload = payload, status = "RUNNING",
+            runId,
+            1,
+            payload = payload,
+            status = "RUNNING",
             metadata = mapOf("ключ" to "значение 🌍", "quote\"key" to "line\nbreak", "" to ""),
         )
         store.append(lease, record)

@@ -17,7 +17,10 @@ internal class AppendList<E> private constructor(
     override val size: Int,
 ) : AbstractList<E>(), RandomAccess {
     /** A shared array and how many of its slots have been handed out. */
-    internal class Buffer(@JvmField val slots: Array<Any?>, claimed: Int) {
+    internal class Buffer(
+        @JvmField val slots: Array<Any?>,
+        claimed: Int,
+    ) {
         @Volatile
         @JvmField
         var claimed: Int = claimed
@@ -25,7 +28,11 @@ internal class AppendList<E> private constructor(
 
     @Suppress("UNCHECKED_CAST")
     override fun get(index: Int): E {
-        if (index < 0 || index >= size) throw IndexOutOfBoundsException("Index $index is out of bounds of a list of size $size.")
+        if (index < 0 ||
+            index >= size
+        ) {
+            throw IndexOutOfBoundsException("Index $index is out of bounds of a list of size $size.")
+        }
         return buffer.slots[index] as E
     }
 
@@ -57,7 +64,10 @@ internal class AppendList<E> private constructor(
     companion object {
         private const val MIN_CAPACITY = 16
 
-        private val CLAIMED: AtomicIntegerFieldUpdater<Buffer> = AtomicIntegerFieldUpdater.newUpdater(Buffer::class.java, "claimed")
+        private val CLAIMED: AtomicIntegerFieldUpdater<Buffer> = AtomicIntegerFieldUpdater.newUpdater(
+            Buffer::class.java,
+            "claimed",
+        )
 
         /** [list] as an [AppendList]: itself when it is one, otherwise a copy (the caller's list may change later). */
         fun <E> of(list: List<E>): AppendList<E> {

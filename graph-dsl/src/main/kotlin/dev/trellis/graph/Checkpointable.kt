@@ -22,11 +22,20 @@ internal fun requireCheckpointable(schemaName: String, keyName: String, serializ
     val root = serializer.descriptor
     val open = openPolymorphism(root) ?: return
     val base = open.baseName()
-    val where = if (open === root) "is of type $base" else "is of type ${root.serialName.removeSuffix("?")}, which holds $base"
+    val where = if (open ===
+        root
+    ) {
+        "is of type $base"
+    } else {
+        "is of type ${root.serialName.removeSuffix("?")}, which holds $base"
+    }
     throw IllegalArgumentException(
-        "State key '$keyName' of schema '$schemaName' $where, an interface or abstract class: a checkpoint must record " +
-            "each value's concrete class, which Trellis's JSON format cannot (it registers no subclasses), so the run would " +
-            "fail at its first checkpoint. Declare the key with a sealed interface or class, or a concrete @Serializable " +
+        "State key '$keyName' of schema '$schemaName' $where, an interface or abstract class: a checkpoint must " +
+            "record " +
+            "each value's concrete class, which Trellis's JSON format cannot (it registers no subclasses), so " +
+            "the run would " +
+            "fail at its first checkpoint. Declare the key with a sealed interface or class, or a concrete " +
+            "@Serializable " +
             "class, or give it a serializer that writes and reads the concrete values itself.",
     )
 }

@@ -27,7 +27,9 @@ public class Graph internal constructor(
     /** Returns the node [id]. @throws NoSuchElementException naming the known nodes. */
     public fun node(id: String): Node =
         nodes.firstOrNull { it.id == id }
-            ?: throw NoSuchElementException("Graph '${this.id}' has no node '$id'. Nodes: ${nodes.joinToString { it.id }}.")
+            ?: throw NoSuchElementException(
+                "Graph '${this.id}' has no node '$id'. Nodes: ${nodes.joinToString { it.id }}.",
+            )
 
     /** The edges leaving node [id], in declaration order. */
     public fun edgesFrom(id: String): List<Edge> = edges.filter { it.from == id }
@@ -47,6 +49,8 @@ public class Graph internal constructor(
 
         /** Node ids reserved by Trellis. */
         @JvmField
-        public val RESERVED_IDS: Set<String> = Collections.unmodifiableSet(linkedSetOf(END, "__start__", "END", "START"))
+        public val RESERVED_IDS: Set<String> = Collections.unmodifiableSet(
+            linkedSetOf(END, "__start__", "END", "START"),
+        )
     }
 }

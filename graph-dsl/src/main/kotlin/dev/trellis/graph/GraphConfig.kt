@@ -62,8 +62,16 @@ public class GraphConfigBuilder {
     internal fun problems(): List<String> = buildList {
         if (maxNodeExecutions < 1) add("config: maxNodeExecutions must be at least 1, but was $maxNodeExecutions.")
         if (maxConcurrency < 1) add("config: maxConcurrency must be at least 1, but was $maxConcurrency.")
-        executionTimeout?.let { if (!it.isPositive()) add("config: executionTimeout must be positive, but was $it; use null for no limit.") }
-        defaultNodeTimeout?.let { if (!it.isPositive()) add("config: defaultNodeTimeout must be positive, but was $it; use null for no limit.") }
+        executionTimeout?.let {
+            if (!it.isPositive()) add("config: executionTimeout must be positive, but was $it; use null for no limit.")
+        }
+        defaultNodeTimeout?.let {
+            if (!it.isPositive()) {
+                add(
+                    "config: defaultNodeTimeout must be positive, but was $it; use null for no limit.",
+                )
+            }
+        }
     }
 
     internal fun build(): GraphConfig =

@@ -10,6 +10,6 @@ public class GraphValidationException(
     /** Every problem found, one sentence or two each. */
     public val problems: List<String>,
 ) : IllegalArgumentException(
-    "Graph '$graphId' is invalid (${problems.size} problem${if (problems.size == 1) "" else "s"}):\n" +
-        problems.joinToString("\n") { "  - $it" },
-)
+        "Graph '$graphId' is invalid (${problems.size} problem${if (problems.size == 1) "" else "s"}):\n" +
+            problems.joinToString("\n") { "  - $it" },
+    )

@@ -44,7 +44,8 @@ public class InputChannels private constructor(
                 val sorted = predecessors[t].sorted()
                 for ((k, m) in sorted.withIndex()) {
                     source[start[t] + k] = m
-                    feeders[start[t] + k] = if (m == t) LongArray((n + 63) ushr 6) else reaching(m, avoiding = t, predecessors)
+                    feeders[start[t] + k] =
+                        if (m == t) LongArray((n + 63) ushr 6) else reaching(m, avoiding = t, predecessors)
                 }
             }
             @Suppress("UNCHECKED_CAST")

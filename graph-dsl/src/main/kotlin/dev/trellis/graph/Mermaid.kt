@@ -8,7 +8,9 @@ internal object Mermaid {
         appendLine("flowchart TD")
         appendLine("    __start__([start])")
         for (node in graph.nodes) appendLine("    ${ids.getValue(node.id)}[\"${escape(node.id)}\"]")
-        if (graph.edges.any { Graph.END in it.targets } || graph.nodes.any { n -> graph.edges.none { it.from == n.id } }) {
+        if (graph.edges.any { Graph.END in it.targets } ||
+            graph.nodes.any { n -> graph.edges.none { it.from == n.id } }
+        ) {
             appendLine("    __end__([end])")
         }
         for (entry in graph.entryPoints) appendLine("    __start__ --> ${ref(entry)}")

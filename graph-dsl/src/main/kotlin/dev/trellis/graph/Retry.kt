@@ -34,7 +34,9 @@ public class Retry private constructor(
     init {
         require(maxAttempts >= 1) { "Retry.maxAttempts must be at least 1 (1 = no retry), but was $maxAttempts." }
         require(!initialDelay.isNegative()) { "Retry.initialDelay must not be negative, but was $initialDelay." }
-        require(maxDelay >= initialDelay) { "Retry.maxDelay ($maxDelay) must be at least initialDelay ($initialDelay)." }
+        require(
+            maxDelay >= initialDelay,
+        ) { "Retry.maxDelay ($maxDelay) must be at least initialDelay ($initialDelay)." }
         require(multiplier >= 1.0) { "Retry.multiplier must be at least 1.0, but was $multiplier." }
         require(jitter in 0.0..1.0) { "Retry.jitter must be between 0.0 and 1.0, but was $jitter." }
     }
@@ -98,7 +100,11 @@ public class Retry private constructor(
 
         /** [maxAttempts] attempts, waiting `initialDelay * n` after the n-th failure, at most [maxDelay]. */
         @JvmStatic
-        public fun linear(maxAttempts: Int, initialDelay: Duration = 100.milliseconds, maxDelay: Duration = 30.seconds): Retry =
+        public fun linear(
+            maxAttempts: Int,
+            initialDelay: Duration = 100.milliseconds,
+            maxDelay: Duration = 30.seconds,
+        ): Retry =
             Retry(maxAttempts, Backoff.LINEAR, initialDelay, maxDelay.coerceAtLeast(initialDelay), 1.0, 0.0, all)
 
         /** [maxAttempts] attempts, delays growing by [multiplier] from [initialDelay] up to [maxDelay]. */
@@ -108,6 +114,14 @@ public class Retry private constructor(
             initialDelay: Duration = 100.milliseconds,
             multiplier: Double = 2.0,
             maxDelay: Duration = 30.seconds,
-        ): Retry = Retry(maxAttempts, Backoff.EXPONENTIAL, initialDelay, maxDelay.coerceAtLeast(initialDelay), multiplier, 0.0, all)
+        ): Retry = Retry(
+            maxAttempts,
+            Backoff.EXPONENTIAL,
+            initialDelay,
+            maxDelay.coerceAtLeast(initialDelay),
+            multiplier,
+            0.0,
+            all,
+        )
     }
 }

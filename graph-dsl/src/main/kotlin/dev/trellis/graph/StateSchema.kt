@@ -59,7 +59,12 @@ public open class StateSchema @JvmOverloads constructor(name: String? = null, pu
         key(name, serializer<T>(), classOf<T>(), isNullable<T>(), default, reducer)
 
     /** Declares a required key with an explicit [serializer]; values must be instances of [valueClass]. */
-    public fun <T> key(name: String, serializer: KSerializer<T>, valueClass: Class<*>, nullable: Boolean = false): StateKey<T> =
+    public fun <T> key(
+        name: String,
+        serializer: KSerializer<T>,
+        valueClass: Class<*>,
+        nullable: Boolean = false,
+    ): StateKey<T> =
         register(name, serializer, valueClass, nullable, null, false, null)
 
     /** Declares a key with an explicit [serializer], a [default] and an optional [reducer]. */
@@ -86,7 +91,18 @@ public open class StateSchema @JvmOverloads constructor(name: String? = null, pu
             "State schema '${this.name}' is already used by a built graph; declare key '$name' before building any graph with it."
         }
         requireCheckpointable(this.name, name, serializer)
-        val key = StateKey(this, name, serializer, valueClass.kotlinBoxed(), nullable, default, hasDefault, reducer, declared.size)
+        val key =
+            StateKey(
+                this,
+                name,
+                serializer,
+                valueClass.kotlinBoxed(),
+                nullable,
+                default,
+                hasDefault,
+                reducer,
+                declared.size,
+            )
         require(!hasDefault || key.accepts(default)) {
             "The default of state key '$name' in schema '${this.name}' must be a ${key.typeName}, but was ${default?.javaClass?.name}."
         }
@@ -131,7 +147,8 @@ public open class StateSchema @JvmOverloads constructor(name: String? = null, pu
     public companion object {
         /** The boxed Java class of [T]'s erasure. */
         @PublishedApi
-        internal inline fun <reified T> classOf(): Class<*> = (typeOf<T>().classifier as? KClass<*>)?.javaObjectType ?: Any::class.java
+        internal inline fun <reified T> classOf(): Class<*> =
+            (typeOf<T>().classifier as? KClass<*>)?.javaObjectType ?: Any::class.java
 
         /** Whether [T] is a nullable type. */
         @PublishedApi

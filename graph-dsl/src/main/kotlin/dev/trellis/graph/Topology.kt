@@ -49,8 +49,12 @@ public class Topology private constructor(
             }
             for (entry in entries) {
                 when {
-                    entry == Graph.END -> problems += "END cannot be an entry point; start(...) takes the node(s) that run first."
-                    !known(entry) -> problems += "Entry point '$entry' is not a node of this graph; declare it with node(\"$entry\") { } or fix the name. Nodes: $nodeList."
+                    entry == Graph.END ->
+                        problems +=
+                            "END cannot be an entry point; start(...) takes the node(s) that run first."
+                    !known(entry) ->
+                        problems +=
+                            "Entry point '$entry' is not a node of this graph; declare it with node(\"$entry\") { } or fix the name. Nodes: $nodeList."
                 }
             }
             checkEdges(edges, known, nodeList, problems)
@@ -72,7 +76,8 @@ public class Topology private constructor(
             val reached = reachable(entryIdx, successors)
             for (i in 0 until n) {
                 if (!reached[i]) {
-                    problems += "Node '${nodes[i].id}' is unreachable from the entry points ${entries.distinct()}; add an edge or route to it, or remove it."
+                    problems +=
+                        "Node '${nodes[i].id}' is unreachable from the entry points ${entries.distinct()}; add an edge or route to it, or remove it."
                 }
             }
             if (problems.size > start) return null
@@ -91,12 +96,17 @@ public class Topology private constructor(
 
         private fun checkSchema(schema: StateSchema, problems: MutableList<String>) {
             for ((name, count) in schema.duplicateKeyNames()) {
-                problems += "State schema '${schema.name}' declares key '$name' $count times; key names must be unique in a schema, rename one."
+                problems +=
+                    "State schema '${schema.name}' declares key '$name' $count times; key names must be unique in a schema, rename one."
             }
             for (key in schema.keys) {
-                if (key.name.isBlank()) problems += "State schema '${schema.name}' has a key with a blank name; give every key a name."
+                if (key.name.isBlank()) {
+                    problems +=
+                        "State schema '${schema.name}' has a key with a blank name; give every key a name."
+                }
                 if (key.name.startsWith("__")) {
-                    problems += "State key name '${key.name}' in schema '${schema.name}' is reserved (names starting with \"__\" belong to Trellis); rename it."
+                    problems +=
+                        "State key name '${key.name}' in schema '${schema.name}' is reserved (names starting with \"__\" belong to Trellis); rename it."
                 }
             }
         }
@@ -105,37 +115,61 @@ public class Topology private constructor(
             val indexById = HashMap<String, Int>()
             val counts = nodes.groupingBy { it.id }.eachCount()
             for ((id, count) in counts) {
-                if (count > 1) problems += "Node id '$id' is declared $count times; node ids must be unique, rename one of them."
+                if (count >
+                    1
+                ) {
+                    problems +=
+                        "Node id '$id' is declared $count times; node ids must be unique, rename one of them."
+                }
             }
             for (node in nodes) {
                 when {
                     node.id.isBlank() -> problems += "A node has a blank id; give every node a non-blank id."
                     node.id in Graph.RESERVED_IDS || node.id.startsWith("__") ->
-                        problems += "Node id '${node.id}' is reserved by Trellis (with ${Graph.RESERVED_IDS} and ids starting with \"__\"); choose another id."
+                        problems +=
+                            "Node id '${node.id}' is reserved by Trellis (with ${Graph.RESERVED_IDS} and ids starting with \"__\"); choose another id."
                 }
-                node.timeout?.let { if (!it.isPositive()) problems += "Node '${node.id}' has timeout $it; a timeout must be positive (or null for none)." }
+                node.timeout?.let {
+                    if (!it.isPositive()) {
+                        problems +=
+                            "Node '${node.id}' has timeout $it; a timeout must be positive (or null for none)."
+                    }
+                }
                 indexById.putIfAbsent(node.id, node.index)
             }
             return indexById
         }
 
-        private fun checkEdges(edges: List<Edge>, known: (String) -> Boolean, nodeList: String, problems: MutableList<String>) {
+        private fun checkEdges(
+            edges: List<Edge>,
+            known: (String) -> Boolean,
+            nodeList: String,
+            problems: MutableList<String>,
+        ) {
             val seenPlain = HashSet<Pair<String, String>>()
             for (edge in edges) {
                 if (edge.from == Graph.END) {
                     problems += "Edge $edge leaves END; END finishes a path and has no outgoing edges, remove the edge."
                 } else if (!known(edge.from)) {
-                    problems += "Edge $edge leaves unknown node '${edge.from}'; declare it with node(\"${edge.from}\") { } or fix the name. Nodes: $nodeList."
+                    problems +=
+                        "Edge $edge leaves unknown node '${edge.from}'; declare it with node(\"${edge.from}\") { } or fix the name. Nodes: $nodeList."
                 }
                 for (target in edge.targets) {
                     if (target != Graph.END && !known(target)) {
-                        problems += "Edge $edge leads to unknown node '$target'; declare it with node(\"$target\") { } or fix the name. Nodes: $nodeList."
+                        problems +=
+                            "Edge $edge leads to unknown node '$target'; declare it with node(\"$target\") { } or fix the name. Nodes: $nodeList."
                     }
                 }
                 if (edge is Edge.Route) {
-                    if (edge.targets.isEmpty()) problems += "Route from '${edge.from}' declares no targets; list every node (or END) it may select."
+                    if (edge.targets.isEmpty()) {
+                        problems +=
+                            "Route from '${edge.from}' declares no targets; list every node (or END) it may select."
+                    }
                     val dupes = edge.targets.groupingBy { it }.eachCount().filterValues { it > 1 }.keys
-                    if (dupes.isNotEmpty()) problems += "Route from '${edge.from}' lists $dupes more than once; list each target once."
+                    if (dupes.isNotEmpty()) {
+                        problems +=
+                            "Route from '${edge.from}' lists $dupes more than once; list each target once."
+                    }
                 }
                 if (edge is Edge.Plain && !seenPlain.add(edge.from to edge.to)) {
                     problems += "Edge ${edge.from} -> ${edge.to} is declared twice; remove the duplicate."
@@ -146,10 +180,20 @@ public class Topology private constructor(
         private fun reachable(entries: IntArray, successors: Array<ArrayList<Int>>): BooleanArray {
             val seen = BooleanArray(successors.size)
             val stack = ArrayDeque<Int>()
-            entries.forEach { if (!seen[it]) { seen[it] = true; stack.addLast(it) } }
+            entries.forEach {
+                if (!seen[it]) {
+                    seen[it] = true
+                    stack.addLast(it)
+                }
+            }
             while (stack.isNotEmpty()) {
                 val m = stack.removeLast()
-                for (s in successors[m]) if (!seen[s]) { seen[s] = true; stack.addLast(s) }
+                for (s in successors[m]) {
+                    if (!seen[s]) {
+                        seen[s] = true
+                        stack.addLast(s)
+                    }
+                }
             }
             return seen
         }
@@ -172,7 +216,10 @@ public class Topology private constructor(
                         stack.addLast(node to pos + 1)
                         val s = successors[node][pos]
                         when (state[s]) {
-                            0 -> { state[s] = 1; stack.addLast(s to 0) }
+                            0 -> {
+                                state[s] = 1
+                                stack.addLast(s to 0)
+                            }
                             1 -> back += node to s
                         }
                     } else {

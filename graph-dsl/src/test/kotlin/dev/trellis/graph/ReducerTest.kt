@@ -6,11 +6,11 @@ import io.kotest.matchers.shouldBe
 import io.kotest.matchers.types.shouldBeInstanceOf
 import io.kotest.matchers.types.shouldBeSameInstanceAs
 import io.kotest.property.Arb
-import io.kotest.property.arbitrary.numericDouble
 import io.kotest.property.arbitrary.int
 import io.kotest.property.arbitrary.list
 import io.kotest.property.arbitrary.long
 import io.kotest.property.arbitrary.map
+import io.kotest.property.arbitrary.numericDouble
 import io.kotest.property.arbitrary.string
 import io.kotest.property.checkAll
 import kotlinx.collections.immutable.PersistentMap
@@ -57,6 +57,7 @@ class ReducerTest : FunSpec({
 
     test("append results are read-only lists") {
         val result = Reducer.append<String>().reduce(emptyList(), listOf("a"))
+
         // java.util.List.add, the way a Java caller would try it (a Kotlin MutableList cast would be refused earlier)
         @Suppress("PLATFORM_CLASS_MAPPED_TO_KOTLIN", "UNCHECKED_CAST")
         val javaList = result as java.util.List<String>
@@ -120,7 +121,10 @@ class ReducerTest : FunSpec({
     }
 
     test("merge adds the update's entries, replacing those with the same key") {
-        checkAll(Arb.map(Arb.string(0..3), Arb.int(), maxSize = 10), Arb.map(Arb.string(0..3), Arb.int(), maxSize = 10)) { current, update ->
+        checkAll(
+            Arb.map(Arb.string(0..3), Arb.int(), maxSize = 10),
+            Arb.map(Arb.string(0..3), Arb.int(), maxSize = 10),
+        ) { current, update ->
             Reducer.merge<String, Int>().reduce(current, update) shouldBe current + update
         }
     }

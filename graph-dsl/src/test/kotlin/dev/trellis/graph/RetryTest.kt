@@ -35,18 +35,32 @@ class RetryTest : FunSpec({
     }
 
     test("exponential multiplies the delay and stops at the max delay") {
-        val retry = Retry.exponential(maxAttempts = 10, initialDelay = 100.milliseconds, multiplier = 2.0, maxDelay = 1.seconds)
+        val retry = Retry.exponential(
+            maxAttempts = 10,
+            initialDelay = 100.milliseconds,
+            multiplier = 2.0,
+            maxDelay = 1.seconds,
+        )
         retry.delays(2..7) shouldBe listOf(100, 200, 400, 800, 1000, 1000).map { it.milliseconds }
         retry.delayBefore(10_000, random) shouldBe 1.seconds
     }
 
     test("withMaxDelay caps every delay") {
-        val retry = Retry.exponential(maxAttempts = 5, initialDelay = 1.seconds, multiplier = 3.0).withMaxDelay(2.seconds)
+        val retry = Retry.exponential(
+            maxAttempts = 5,
+            initialDelay = 1.seconds,
+            multiplier = 3.0,
+        ).withMaxDelay(2.seconds)
         retry.delays(2..4) shouldBe listOf(1.seconds, 2.seconds, 2.seconds)
     }
 
     test("exponential delays never shrink and never pass the max delay") {
-        val retry = Retry.exponential(maxAttempts = 100, initialDelay = 10.milliseconds, multiplier = 1.5, maxDelay = 5.seconds)
+        val retry = Retry.exponential(
+            maxAttempts = 100,
+            initialDelay = 10.milliseconds,
+            multiplier = 1.5,
+            maxDelay = 5.seconds,
+        )
         checkAll(Arb.int(2..500)) { attempt ->
             val delay = retry.delayBefore(attempt, random)
             delay shouldBeLessThanOrEqualTo 5.seconds
@@ -55,7 +69,11 @@ class RetryTest : FunSpec({
     }
 
     test("jitter stays within its fraction of the base delay") {
-        val retry = Retry.exponential(maxAttempts = 5, initialDelay = 1.seconds, maxDelay = 1000.seconds).withJitter(0.25)
+        val retry = Retry.exponential(
+            maxAttempts = 5,
+            initialDelay = 1.seconds,
+            maxDelay = 1000.seconds,
+        ).withJitter(0.25)
         val seeded = Random(7)
         val delays = List(1000) { retry.delayBefore(3, seeded) }
         delays.forEach {
@@ -125,7 +143,11 @@ class RetryTest : FunSpec({
         shouldThrow<IllegalArgumentException> { Retry.fixed(2).withJitter(1.5) }.message shouldContain
             "Retry.jitter must be between 0.0 and 1.0, but was 1.5"
         shouldThrow<IllegalArgumentException> { Retry.fixed(2).withJitter(-0.1) }
-        shouldThrow<IllegalArgumentException> { Retry.exponential(initialDelay = 1.seconds).withMaxDelay(1.milliseconds) }
+        shouldThrow<IllegalArgumentException> {
+            Retry.exponential(
+                initialDelay = 1.seconds,
+            ).withMaxDelay(1.milliseconds)
+        }
             .message shouldContain "Retry.maxDelay (1ms) must be at least initialDelay (1s)"
     }
 })

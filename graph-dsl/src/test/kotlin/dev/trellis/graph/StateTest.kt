@@ -88,7 +88,12 @@ class StateTest : FunSpec({
     }
 
     test("keys of another schema are rejected") {
-        shouldThrow<IllegalArgumentException> { stateOf(Shop.customer to "ada", Other.customer to "bob") }.message shouldContain
+        shouldThrow<IllegalArgumentException> {
+            stateOf(
+                Shop.customer to "ada",
+                Other.customer to "bob",
+            )
+        }.message shouldContain
             "State key 'customer' belongs to schema 'other', not to this state's schema 'Shop'"
         val state = Shop.initialState()
         shouldThrow<IllegalArgumentException> { state[Other.customer] }
@@ -149,10 +154,18 @@ class StateTest : FunSpec({
         val e = shouldThrow<IllegalArgumentException> {
             object : StateSchema("bad") {
                 @Suppress("unused", "UNCHECKED_CAST")
-                val n = key("n", Shop.total.serializer as kotlinx.serialization.KSerializer<Any?>, Int::class.java, false, "one")
+                val n =
+                    key(
+                        "n",
+                        Shop.total.serializer as kotlinx.serialization.KSerializer<Any?>,
+                        Int::class.java,
+                        false,
+                        "one",
+                    )
             }
         }
-        e.message shouldContain "The default of state key 'n' in schema 'bad' must be a kotlin.Int, but was java.lang.String"
+        e.message shouldContain
+            "The default of state key 'n' in schema 'bad' must be a kotlin.Int, but was java.lang.String"
     }
 
     test("a schema is frozen once a graph is built with it") {

@@ -23,10 +23,10 @@ public class ConflictingUpdateException(
     /** The node that wrote the key after [nodeId] took its snapshot. */
     public val otherNodeId: String,
 ) : IllegalStateException(
-    "Conflicting writes to state key '$key': node '$nodeId' started before node '$otherNodeId' wrote it, so " +
-        "applying '$nodeId''s write would silently lose '$otherNodeId''s update. Give key '$key' a reducer " +
-        "(e.g. Reducer.append() or Reducer.replace()) or add an edge that orders '$otherNodeId' and '$nodeId'.",
-)
+        "Conflicting writes to state key '$key': node '$nodeId' started before node '$otherNodeId' wrote it, so " +
+            "applying '$nodeId''s write would silently lose '$otherNodeId''s update. Give key '$key' a reducer " +
+            "(e.g. Reducer.append() or Reducer.replace()) or add an edge that orders '$otherNodeId' and '$nodeId'.",
+    )
 
 /** A run exceeded one of its limits; [limit] names it and [value] is its configured value. */
 public class LimitExceededException(
@@ -36,19 +36,20 @@ public class LimitExceededException(
     public val value: Any,
     detail: String,
 ) : IllegalStateException(
-    "Limit $limit = $value exceeded: $detail Raise $limit in the graph's config { } (from Java: " +
-        "JavaGraph.Builder.$limit(...)) if this is expected.",
-)
+        "Limit $limit = $value exceeded: $detail Raise $limit in the graph's config { } (from Java: " +
+            "JavaGraph.Builder.$limit(...)) if this is expected.",
+    )
 
 /** A run did not finish within its `executionTimeout`. */
 public class RunTimeoutException(
     /** The configured timeout. */
     public val timeout: Duration,
 ) : IllegalStateException(
-    "The run did not finish within executionTimeout = $timeout; running nodes were cancelled. " +
-        "Raise executionTimeout in the graph's config { } (from Java: JavaGraph.Builder.executionTimeout(...)) or " +
-        "make the nodes faster.",
-)
+        "The run did not finish within executionTimeout = $timeout; running nodes were cancelled. " +
+            "Raise executionTimeout in the graph's config { } (from Java: " +
+            "JavaGraph.Builder.executionTimeout(...)) or " +
+            "make the nodes faster.",
+    )
 
 /** One attempt of a node ran longer than its timeout. */
 public class NodeTimeoutException(
@@ -57,5 +58,5 @@ public class NodeTimeoutException(
     /** The node's timeout. */
     public val timeout: Duration,
 ) : IllegalStateException(
-    "Node '$nodeId' did not finish within its timeout of $timeout. Raise the node's timeout, or give it a retry policy.",
-)
+        "Node '$nodeId' did not finish within its timeout of $timeout. Raise the node's timeout, or give it a retry policy.",
+    )

@@ -9,9 +9,9 @@ import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.internal.CallNames
 import dev.trellis.runtime.internal.Engine
+import dev.trellis.runtime.internal.checkpoint.loadRecord
 import dev.trellis.runtime.internal.engineEvents
 import dev.trellis.runtime.internal.resultFor
-import dev.trellis.runtime.internal.checkpoint.loadRecord
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
@@ -35,7 +35,11 @@ import java.time.Instant
  * @throws IllegalStateException when the run already ended (completed or failed); fork it to run it again.
  * @throws CheckpointFormatException when the checkpoint cannot be loaded.
  */
-public suspend fun Graph.resume(runId: String, options: RunOptions, answers: Map<String, String> = emptyMap()): RunResult {
+public suspend fun Graph.resume(
+    runId: String,
+    options: RunOptions,
+    answers: Map<String, String> = emptyMap(),
+): RunResult {
     return resumeEngine(runId, options, answers, null).resultFor(options)
 }
 
@@ -44,7 +48,11 @@ public suspend fun Graph.resume(runId: String, options: RunOptions, answer: Stri
     resume(runId, options, answerPending(runId, options, answer))
 
 /** Like [resume], as a cold flow of the resumed run's events (see [run]). */
-public fun Graph.resumeEvents(runId: String, options: RunOptions, answers: Map<String, String> = emptyMap()): Flow<RunEvent> =
+public fun Graph.resumeEvents(
+    runId: String,
+    options: RunOptions,
+    answers: Map<String, String> = emptyMap(),
+): Flow<RunEvent> =
     engineEvents(options) { channel -> resumeEngine(runId, options, answers, channel) }
 
 /**
@@ -154,7 +162,9 @@ private suspend fun Graph.resumeEngine(
     val checkpointing = requireCheckpointing(options, "resume")
     val calls = CallNames.current()
     require(options.runId == null || options.runId == runId) {
-        "${calls.resume(runId)} was given another run id '${options.runId}'; leave ${calls.runIdSetting} unset to resume."
+        "${calls.resume(
+            runId,
+        )} was given another run id '${options.runId}'; leave ${calls.runIdSetting} unset to resume."
     }
     val (record, restored) = loadRecord(this, checkpointing.store, runId, null, checkpointing.migrations)
     check(record.status != Status.COMPLETED.name && record.status != Status.FAILED.name) {
@@ -168,8 +178,14 @@ private suspend fun Graph.resumeEngine(
         }
     }
     val withRunId = RunOptions(
-        runId, options.dispatcher, options.clock, options.timeSource, options.random,
-        options.executionHistoryLimit, options.checkpointing, options.control,
+        runId,
+        options.dispatcher,
+        options.clock,
+        options.timeSource,
+        options.random,
+        options.executionHistoryLimit,
+        options.checkpointing,
+        options.control,
     )
     return Engine(this, restored.state, withRunId, events, restored, answers, lastSequence = record.sequence)
 }

@@ -48,7 +48,9 @@ public class RunOptions(
     public val control: RunControl? = null,
 ) {
     init {
-        require(executionHistoryLimit >= 0) { "executionHistoryLimit must not be negative, but was $executionHistoryLimit." }
+        require(
+            executionHistoryLimit >= 0,
+        ) { "executionHistoryLimit must not be negative, but was $executionHistoryLimit." }
         require(runId == null || runId.isNotBlank()) { "runId must not be blank; pass null for a generated id." }
     }
 

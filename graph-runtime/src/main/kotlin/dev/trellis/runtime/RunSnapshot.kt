@@ -6,11 +6,11 @@ import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.internal.Engine
-import dev.trellis.runtime.internal.resultFor
 import dev.trellis.runtime.internal.checkpoint.PositionCodec
 import dev.trellis.runtime.internal.checkpoint.PositionData
 import dev.trellis.runtime.internal.checkpoint.Restored
 import dev.trellis.runtime.internal.checkpoint.loadRecord
+import dev.trellis.runtime.internal.resultFor
 import kotlinx.serialization.json.JsonObject
 import java.time.Instant
 
@@ -67,18 +67,56 @@ public suspend fun Graph.takeSnapshot(
         val value = state.valueAt(key.index)
         if (value !== State.Unset) stateJson[key.name] = PositionCodec.encodeValue(key, value)
     }
-    val versions = topology.keys.filter { state.versionAt(it.index) != 0L }.associate { it.name to state.versionAt(it.index) }
+    val versions = topology.keys.filter { state.versionAt(it.index) != 0L }.associate {
+        it.name to
+            state.versionAt(it.index)
+    }
     val d = restored.data
     val data = if (preset == SnapshotPreset.STATE) {
-        PositionData(id, runId, SnapshotPreset.STATE.name, schema.name, schema.version, stateJson, versions = versions, version = d.version, nextStamp = 0, totalExecutions = 0)
+        PositionData(
+            id,
+            runId,
+            SnapshotPreset.STATE.name,
+            schema.name,
+            schema.version,
+            stateJson,
+            versions = versions,
+            version = d.version,
+            nextStamp = 0,
+            totalExecutions = 0,
+        )
     } else {
         PositionData(
-            id, runId, d.status, schema.name, schema.version, stateJson, emptyList(), versions, d.lastWriters, d.version,
-            d.nodes, d.triggers, d.nextStamp, d.ready, d.totalExecutions, d.interrupts, d.errors,
+            id,
+            runId,
+            d.status,
+            schema.name,
+            schema.version,
+            stateJson,
+            emptyList(),
+            versions,
+            d.lastWriters,
+            d.version,
+            d.nodes,
+            d.triggers,
+            d.nextStamp,
+            d.ready,
+            d.totalExecutions,
+            d.interrupts,
+            d.errors,
         )
     }
     val createdAt = Instant.now()
-    return RunSnapshot(id, runId, preset, createdAt, appData, state, Restored(data, state, appData), PositionCodec.wrap(data, createdAt, appData))
+    return RunSnapshot(
+        id,
+        runId,
+        preset,
+        createdAt,
+        appData,
+        state,
+        Restored(data, state, appData),
+        PositionCodec.wrap(data, createdAt, appData),
+    )
 }
 
 /**
@@ -90,15 +128,37 @@ public suspend fun Graph.takeSnapshot(
 @JvmOverloads
 public fun Graph.loadSnapshot(json: String, migrations: List<StateMigration> = emptyList()): RunSnapshot {
     val unwrapped = PositionCodec.unwrap(this, json, "snapshot")
-    if (unwrapped.second.state == null) throw CheckpointFormatException("The snapshot holds no state; it is not a full snapshot.")
+    if (unwrapped.second.state ==
+        null
+    ) {
+        throw CheckpointFormatException("The snapshot holds no state; it is not a full snapshot.")
+    }
     val restored = PositionCodec.restore(this, listOf(unwrapped), migrations, "snapshot")
-    val preset = if (unwrapped.second.status == SnapshotPreset.STATE.name) SnapshotPreset.STATE else SnapshotPreset.RESUMABLE
+    val preset = if (unwrapped.second.status ==
+        SnapshotPreset.STATE.name
+    ) {
+        SnapshotPreset.STATE
+    } else {
+        SnapshotPreset.RESUMABLE
+    }
     val createdAt = try {
         Instant.parse(unwrapped.first.createdAt)
     } catch (e: java.time.format.DateTimeParseException) {
-        throw CheckpointFormatException("The snapshot's createdAt '${unwrapped.first.createdAt}' is not an ISO-8601 instant.", e)
+        throw CheckpointFormatException(
+            "The snapshot's createdAt '${unwrapped.first.createdAt}' is not an ISO-8601 instant.",
+            e,
+        )
     }
-    return RunSnapshot(id, unwrapped.second.runId, preset, createdAt, unwrapped.first.appData, restored.state, restored, json)
+    return RunSnapshot(
+        id,
+        unwrapped.second.runId,
+        preset,
+        createdAt,
+        unwrapped.first.appData,
+        restored.state,
+        restored,
+        json,
+    )
 }
 
 /**
@@ -110,9 +170,23 @@ public suspend fun Graph.resume(snapshot: RunSnapshot, options: RunOptions = Run
     if (snapshot.preset == SnapshotPreset.STATE) return invoke(snapshot.state, options)
     val d = snapshot.restored.data
     val data = PositionData(
-        id, options.runId ?: "", "RUNNING", d.stateSchema, d.stateVersion, null, emptyList(), emptyMap(), d.lastWriters, d.version,
-        d.nodes, d.triggers, d.nextStamp, d.ready, d.totalExecutions,
+        id,
+        options.runId ?: "",
+        "RUNNING",
+        d.stateSchema,
+        d.stateVersion,
+        null,
+        emptyList(),
+        emptyMap(),
+        d.lastWriters,
+        d.version,
+        d.nodes,
+        d.triggers,
+        d.nextStamp,
+        d.ready,
+        d.totalExecutions,
     )
-    val engine = Engine(this, snapshot.state, options, null, Restored(data, snapshot.state, snapshot.appData), fresh = true)
+    val engine =
+        Engine(this, snapshot.state, options, null, Restored(data, snapshot.state, snapshot.appData), fresh = true)
     return engine.resultFor(options)
 }

@@ -33,7 +33,10 @@ import kotlinx.coroutines.withContext
  *
  * @throws GraphRunException when the run fails; its `result` holds what the run did, its cause is the first failure.
  */
-public suspend fun Graph.invoke(input: State = schema.initialState(), options: RunOptions = RunOptions.DEFAULT): RunResult {
+public suspend fun Graph.invoke(
+    input: State = schema.initialState(),
+    options: RunOptions = RunOptions.DEFAULT,
+): RunResult {
     return Engine(this, checkInput(input), options, null).resultFor(options)
 }
 

@@ -74,7 +74,15 @@ class CancellationStressTest {
         }
 
         fun plan(random: Random, failures: Int, kinds: List<Kind> = Stress.kinds): List<String> {
-            val plan = MutableList(width) { if (random.nextInt(10) == 0) "" else kinds[random.nextInt(kinds.size)].name }
+            val plan = MutableList(width) {
+                if (random.nextInt(10) ==
+                    0
+                ) {
+                    ""
+                } else {
+                    kinds[random.nextInt(kinds.size)].name
+                }
+            }
             repeat(failures) {
                 val i = random.nextInt(width)
                 val failKinds = listOf(Kind.QUICK, Kind.SPIN, Kind.YIELD, Kind.DELAY)
@@ -99,7 +107,10 @@ class CancellationStressTest {
             }
             if (events != null) {
                 val startedEvents = events.filterIsInstance<RunEvent.NodeStarted>().size
-                val ends = events.count { it is RunEvent.NodeCompleted || it is RunEvent.NodeFailed || it is RunEvent.NodeCancelled }
+                val ends = events.count {
+                    it is RunEvent.NodeCompleted || it is RunEvent.NodeFailed ||
+                        it is RunEvent.NodeCancelled
+                }
                 check(startedEvents == ends) { "$context: $startedEvents NodeStarted but $ends end events" }
                 check(startedEvents == result.nodes.values.sumOf { it.executions }) {
                     "$context: $startedEvents NodeStarted, but the result counts ${result.nodes.values.sumOf { it.executions }} executions"
@@ -144,7 +155,9 @@ class CancellationStressTest {
                         plan[i].startsWith("FAIL_") -> Status.FAILED
                         else -> Status.COMPLETED
                     }
-                    check(run.result.node("b$i").status == expected) { "$context: ${run.result.node("b$i")}, expected $expected" }
+                    check(
+                        run.result.node("b$i").status == expected,
+                    ) { "$context: ${run.result.node("b$i")}, expected $expected" }
                 }
             }
         }
@@ -160,10 +173,22 @@ class CancellationStressTest {
         var context = ""
         Stress.deadline(what = { context }) {
             repeat(150) { rep ->
-                val plan = fixture.plan(random, failures = 2 + random.nextInt(6), kinds = listOf(Kind.QUICK, Kind.SPIN, Kind.YIELD))
+                val plan = fixture.plan(
+                    random,
+                    failures = 2 + random.nextInt(6),
+                    kinds = listOf(Kind.QUICK, Kind.SPIN, Kind.YIELD),
+                )
                 context = "rep $rep, plan $plan"
                 val events = withTimeout(10.seconds) {
-                    fixture.g.run(stateOf(S.plan to plan)).onEach { if (random.nextInt(3) == 0) delay(1) else yield() }.toList()
+                    fixture.g.run(stateOf(S.plan to plan)).onEach {
+                        if (random.nextInt(3) ==
+                            0
+                        ) {
+                            delay(1)
+                        } else {
+                            yield()
+                        }
+                    }.toList()
                 }
                 EventInvariants.check(events)
                 val result = events.last().terminalResult
@@ -194,12 +219,18 @@ class CancellationStressTest {
                     else -> {
                         val target = before + random.nextInt(1, 20)
                         val deadline = System.nanoTime() + 2_000_000_000L
-                        while (fixture.branchStarted.get() < target && !handle.isDone && System.nanoTime() < deadline) yield()
+                        while (fixture.branchStarted.get() < target && !handle.isDone &&
+                            System.nanoTime() < deadline
+                        ) {
+                            yield()
+                        }
                     }
                 }
                 handle.cancel()
                 val result = handle.await()
-                check(result.status == Status.CANCELLED || result.status == Status.COMPLETED) { "$context: ${result.status}" }
+                check(
+                    result.status == Status.CANCELLED || result.status == Status.COMPLETED,
+                ) { "$context: ${result.status}" }
                 EventInvariants.check(events.toList())
                 check(EventInvariants.isTerminal(events.last())) { "$context: last event ${events.last()}" }
                 fixture.checkEnded(result, plan, events.toList(), context)
@@ -265,12 +296,22 @@ class CancellationStressTest {
             for (timeout in listOf(1L, 2L, 3L, 5L)) {
                 val fixture = Fixture(width = 40, failFast = false, timeoutMillis = timeout)
                 repeat(40) { rep ->
-                    val plan = fixture.plan(random, failures = 0, kinds = listOf(Kind.QUICK, Kind.SPIN, Kind.DELAY, Kind.LONG_SPIN, Kind.YIELD))
+                    val plan = fixture.plan(
+                        random,
+                        failures = 0,
+                        kinds = listOf(Kind.QUICK, Kind.SPIN, Kind.DELAY, Kind.LONG_SPIN, Kind.YIELD),
+                    )
                     context = "timeout $timeout ms, rep $rep, plan $plan"
                     val run = fixture.g.record(stateOf(S.plan to plan))
                     val result = run.result
-                    check(result.status == Status.FAILED || result.status == Status.COMPLETED) { "$context: ${result.status}" }
-                    if (result.status == Status.FAILED) check(result.error is RunTimeoutException) { "$context: ${result.error}" }
+                    check(
+                        result.status == Status.FAILED || result.status == Status.COMPLETED,
+                    ) { "$context: ${result.status}" }
+                    if (result.status ==
+                        Status.FAILED
+                    ) {
+                        check(result.error is RunTimeoutException) { "$context: ${result.error}" }
+                    }
                     fixture.checkEnded(result, plan, run.events, context)
                 }
             }
@@ -303,7 +344,9 @@ class CancellationStressTest {
                     is RunEvent.RunCompleted -> last.result
                     else -> error("$context: last event $last")
                 }
-                check(result.status == Status.INTERRUPTED || result.status == Status.COMPLETED) { "$context: ${result.status}" }
+                check(
+                    result.status == Status.INTERRUPTED || result.status == Status.COMPLETED,
+                ) { "$context: ${result.status}" }
                 fixture.checkEnded(result, plan, events.toList(), context)
             }
         }
@@ -324,7 +367,9 @@ class CancellationStressTest {
                     val run = fixture.g.record(stateOf(S.plan to plan), options)
                     val failed = plan.any { it.startsWith("FAIL_") }
                     val expected = if (failed) Status.FAILED else Status.COMPLETED
-                    check(run.result.status == expected) { "$context: ${run.result.status}, errors ${run.result.errors}" }
+                    check(
+                        run.result.status == expected,
+                    ) { "$context: ${run.result.status}, errors ${run.result.errors}" }
                     fixture.checkEnded(run.result, plan, run.events, context)
                     val saved = run.all<RunEvent.CheckpointSaved>().map { it.checkpoint }
                     check(saved == (1L..saved.size).toList()) { "$context: checkpoint sequences $saved" }

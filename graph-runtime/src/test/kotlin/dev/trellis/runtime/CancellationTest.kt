@@ -77,7 +77,8 @@ class CancellationTest {
         collector.cancelAndJoin()
         blocking.observed shouldBe setOf("a", "b")
         EventInvariants.check(events, complete = false)
-        events.filterIsInstance<RunEvent.NodeStarted>().map { it.nodeId } shouldContainExactlyInAnyOrder listOf("s", "a", "b")
+        events.filterIsInstance<RunEvent.NodeStarted>().map { it.nodeId } shouldContainExactlyInAnyOrder
+            listOf("s", "a", "b")
     }
 
     @Test
@@ -102,7 +103,8 @@ class CancellationTest {
     @Test
     fun `a cancelled invoke caller on real threads gets the CancellationException rethrown`(): Unit = runBlocking {
         val blocking = Blocking()
-        val caller = launch(Dispatchers.Default) { blocking.g.invoke(options = RunOptions(dispatcher = Dispatchers.Default)) }
+        val caller =
+            launch(Dispatchers.Default) { blocking.g.invoke(options = RunOptions(dispatcher = Dispatchers.Default)) }
         withTimeout(20.seconds) { blocking.bothRunning.await() }
         caller.cancel()
         withTimeout(20.seconds) { caller.join() }
@@ -126,7 +128,8 @@ class CancellationTest {
         handle.isDone shouldBe true
         EventInvariants.check(events)
         events.last().shouldBeInstanceOf<RunEvent.RunCancelled>().result.status shouldBe Status.CANCELLED
-        events.filterIsInstance<RunEvent.NodeCancelled>().map { it.nodeId } shouldContainExactlyInAnyOrder listOf("a", "b")
+        events.filterIsInstance<RunEvent.NodeCancelled>().map { it.nodeId } shouldContainExactlyInAnyOrder
+            listOf("a", "b")
         blocking.observed shouldBe setOf("a", "b")
     }
 
@@ -156,7 +159,10 @@ class CancellationTest {
         result.node("b").status shouldBe Status.PENDING
         EventInvariants.check(events)
         events.last().shouldBeInstanceOf<RunEvent.RunCancelled>()
-        val end = events.single { it is RunEvent.NodeCompleted || it is RunEvent.NodeFailed || it is RunEvent.NodeCancelled }
+        val end = events.single {
+            it is RunEvent.NodeCompleted || it is RunEvent.NodeFailed ||
+                it is RunEvent.NodeCancelled
+        }
         end.shouldBeInstanceOf<RunEvent.NodeCancelled>().nodeId shouldBe "a"
         result.node("a").status shouldBe Status.CANCELLED
     }
@@ -204,7 +210,10 @@ class CancellationTest {
             withTimeout(20.seconds) { handle.await() }.status shouldBe Status.CANCELLED
         }
         val fine = graph("fine", S) {
-            val a = node("a") { delay(1); set(S.log, listOf("a")) }
+            val a = node("a") {
+                delay(1)
+                set(S.log, listOf("a"))
+            }
             start(a)
         }
         repeat(20) { fine.invoke(options = options).status shouldBe Status.COMPLETED }
@@ -243,6 +252,7 @@ class CancellationTest {
         result.errors shouldBe emptyList()
         result.node("a").error shouldBe null
     }
+
     @Test
     fun `a cancelled run with a slow event consumer still delivers RunCancelled last`() = runTest {
         val emitted = AtomicInteger()
@@ -270,11 +280,15 @@ class CancellationTest {
         withTimeout(1_000.seconds) { handle.await() }.status shouldBe Status.CANCELLED
         EventInvariants.check(events)
         events.last().shouldBeInstanceOf<RunEvent.RunCancelled>()
-        events.filterIsInstance<RunEvent.NodeCancelled>().map { it.nodeId } shouldContainExactlyInAnyOrder listOf("a", "b")
+        events.filterIsInstance<RunEvent.NodeCancelled>().map { it.nodeId } shouldContainExactlyInAnyOrder
+            listOf("a", "b")
     }
 
     /** A store whose append of a checkpoint with [status] suspends until cancelled, once [entered] is complete. */
-    private class StuckStore(private val status: String, private val delegate: CheckpointStore = InMemoryCheckpointStore()) :
+    private class StuckStore(
+        private val status: String,
+        private val delegate: CheckpointStore = InMemoryCheckpointStore(),
+    ) :
         CheckpointStore by delegate {
         val entered = CompletableDeferred<Unit>()
 

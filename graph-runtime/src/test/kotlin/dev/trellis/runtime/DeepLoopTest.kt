@@ -40,7 +40,9 @@ class DeepLoopTest {
     @Timeout(60, unit = TimeUnit.SECONDS)
     fun `a long loop on a thread pool completes`(): Unit = runBlocking {
         val iterations = 100_000
-        val result = loop(iterations).invoke(options = RunOptions(dispatcher = Dispatchers.Default, executionHistoryLimit = 0))
+        val result = loop(
+            iterations,
+        ).invoke(options = RunOptions(dispatcher = Dispatchers.Default, executionHistoryLimit = 0))
         result.state[S.n] shouldBe iterations
         result.executions shouldBe emptyList()
         result.droppedExecutions shouldBe iterations.toLong()

@@ -18,7 +18,10 @@ class DeterminismTest {
 
     /** The repro of the determinism issue: a node fed from inside a loop, with the three nodes' durations in ms. */
     private fun planNotifyAct(dP: Long, dN: Long, dA: Long) = graph("plan-notify-act", Plans) {
-        val p = node("plan") { delay(dP); update(Plans.plans) { it + 1 } }
+        val p = node("plan") {
+            delay(dP)
+            update(Plans.plans) { it + 1 }
+        }
         val n = node("notify") { delay(dN) }
         val a = node("act") { delay(dA) }
         start(p)
@@ -44,7 +47,11 @@ class DeterminismTest {
     @Test
     fun `notify runs once per plan on real threads`() = runBlocking {
         repeat(20) {
-            val result = planNotifyAct(0, 1, 0).invoke(Plans.initialState(), RunOptions(dispatcher = Dispatchers.Default))
+            val result = planNotifyAct(
+                0,
+                1,
+                0,
+            ).invoke(Plans.initialState(), RunOptions(dispatcher = Dispatchers.Default))
             countsOf(result) shouldBe listOf(3, 3, 2)
         }
     }
@@ -55,7 +62,10 @@ class DeterminismTest {
             val g = graph("join-after-loop", Plans) {
                 val h = node("h") { }
                 val x = node("x") { delay(dX) }
-                val i = node("i") { delay(dI); update(Plans.plans) { it + 1 } }
+                val i = node("i") {
+                    delay(dI)
+                    update(Plans.plans) { it + 1 }
+                }
                 val j = node("j") { }
                 start(h)
                 h then x
@@ -73,7 +83,10 @@ class DeterminismTest {
     fun `an edge taken on every iteration of a loop runs its target once per token`() = runTest {
         for (dJ in listOf(1L, 20L)) {
             val g = graph("per-iteration", Plans) {
-                val i = node("i") { delay(2); update(Plans.plans) { it + 1 } }
+                val i = node("i") {
+                    delay(2)
+                    update(Plans.plans) { it + 1 }
+                }
                 val j = node("j") { delay(dJ) }
                 start(i)
                 i.then(i) { it[Plans.plans] < 4 }

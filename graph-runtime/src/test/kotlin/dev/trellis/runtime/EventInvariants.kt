@@ -32,12 +32,18 @@ object EventInvariants {
         events.count { it is RunEvent.RunStarted } shouldBe 1
         val terminals = events.indices.filter { isTerminal(events[it]) }
         for (event in events) {
-            check(event.isTerminal == (isTerminal(event) || event is RunEvent.RunInterrupted)) { "isTerminal of $event" }
+            check(
+                event.isTerminal == (isTerminal(event) || event is RunEvent.RunInterrupted),
+            ) { "isTerminal of $event" }
             if (event.isTerminal) (event as RunEvent.Terminal).result.runId shouldBe event.runId
             if (event is RunEvent.NodeEvent) check(event.execution >= 1) { "execution number of $event" }
         }
         if (complete) terminals shouldBe listOf(events.lastIndex)
-        if (!complete) check(terminals.isEmpty() || terminals == listOf(events.lastIndex)) { "terminal event not last: $terminals" }
+        if (!complete) {
+            check(terminals.isEmpty() || terminals == listOf(events.lastIndex)) {
+                "terminal event not last: $terminals"
+            }
+        }
 
         val open = HashSet<String>() // nodes with an open execution
         val openExecution = HashMap<String, Int>()
@@ -46,7 +52,9 @@ object EventInvariants {
         for (event in events) {
             when (event) {
                 is RunEvent.NodeStarted -> {
-                    check(event.nodeId !in open) { "$event while ${event.nodeId} still runs: a node ran concurrently with itself" }
+                    check(
+                        event.nodeId !in open,
+                    ) { "$event while ${event.nodeId} still runs: a node ran concurrently with itself" }
                     val expected = (started[event.nodeId] ?: 0) + 1
                     check(event.execution == expected) { "$event: expected execution number $expected" }
                     started[event.nodeId] = expected

@@ -39,7 +39,10 @@ class EventsTest {
             val j = node("j") { }
             start(s)
             for (k in 0 until 16) {
-                val b = node("b$k") { repeat(3) { emit("b$k-$it") }; set(S.log, listOf("b$k")) }
+                val b = node("b$k") {
+                    repeat(3) { emit("b$k-$it") }
+                    set(S.log, listOf("b$k"))
+                }
                 s then b
                 b then j
             }
@@ -135,7 +138,10 @@ class EventsTest {
     @Test
     fun `each collection is a fresh, isolated run`() = runTest {
         val g = graph("fresh", S) {
-            val a = node("a") { update(S.n) { it + 1 }; set(S.log, listOf("a")) }
+            val a = node("a") {
+                update(S.n) { it + 1 }
+                set(S.log, listOf("a"))
+            }
             start(a)
         }
         val flow = g.run(options = virtualTime())

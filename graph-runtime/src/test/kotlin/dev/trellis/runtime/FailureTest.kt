@@ -34,7 +34,13 @@ class FailureTest {
 
     private fun chain(failing: String): Graph = graph("chain", S) {
         val ids = listOf("a", "b", "c")
-        val refs = ids.map { id -> node(id) { delay(1); set(S.log, listOf(id)); if (id == failing) boom(id) } }
+        val refs = ids.map { id ->
+            node(id) {
+                delay(1)
+                set(S.log, listOf(id))
+                if (id == failing) boom(id)
+            }
+        }
         start(refs[0])
         refs[0] then refs[1]
         refs[1] then refs[2]
@@ -69,7 +75,11 @@ class FailureTest {
     private fun diamond(failing: String): Graph = graph("diamond", S) {
         val durations = mapOf("s" to 1L, "a" to 1L, "b" to 5L, "j" to 1L)
         val refs = durations.mapValues { (id, d) ->
-            node(id) { delay(d); if (id == failing) boom(id); set(S.log, listOf(id)) }
+            node(id) {
+                delay(d)
+                if (id == failing) boom(id)
+                set(S.log, listOf(id))
+            }
         }
         start(refs.getValue("s"))
         refs.getValue("s") then refs.getValue("a")
@@ -80,7 +90,9 @@ class FailureTest {
 
     @ParameterizedTest
     @ValueSource(strings = ["s", "a", "b", "j"])
-    fun `a failure in a diamond leaves downstream pending and lets the parallel branch finish`(failing: String) = runTest {
+    fun `a failure in a diamond leaves downstream pending and lets the parallel branch finish`(
+        failing: String,
+    ) = runTest {
         val run = diamond(failing).record(options = virtualTime())
         run.result.status shouldBe Status.FAILED
         run.result.error shouldBeSameInstanceAs thrown.getValue(failing)
@@ -88,7 +100,12 @@ class FailureTest {
             "s" -> mapOf("s" to Status.FAILED, "a" to Status.PENDING, "b" to Status.PENDING, "j" to Status.PENDING)
             "a" -> mapOf("s" to Status.COMPLETED, "a" to Status.FAILED, "b" to Status.COMPLETED, "j" to Status.PENDING)
             "b" -> mapOf("s" to Status.COMPLETED, "a" to Status.COMPLETED, "b" to Status.FAILED, "j" to Status.PENDING)
-            else -> mapOf("s" to Status.COMPLETED, "a" to Status.COMPLETED, "b" to Status.COMPLETED, "j" to Status.FAILED)
+            else -> mapOf(
+                "s" to Status.COMPLETED,
+                "a" to Status.COMPLETED,
+                "b" to Status.COMPLETED,
+                "j" to Status.FAILED,
+            )
         }
         run.result.statuses() shouldContainExactly expected
         run.result.state[S.log].toSet() shouldBe expected.filterValues { it == Status.COMPLETED }.keys
@@ -96,8 +113,14 @@ class FailureTest {
 
     private fun parallel(failFast: Boolean): Graph = graph("parallel", S) {
         val s = node("s") { }
-        val a = node("a") { delay(1); boom("a") }
-        val b = node("b") { delay(10); set(S.log, listOf("b")) }
+        val a = node("a") {
+            delay(1)
+            boom("a")
+        }
+        val b = node("b") {
+            delay(10)
+            set(S.log, listOf("b"))
+        }
         val c = node("c") { set(S.log, listOf("c")) }
         start(s)
         s then a
@@ -135,9 +158,18 @@ class FailureTest {
         val g = graph("queued", S) {
             val s = node("s") { }
             // Fails at once, without suspending: b and c are still queued behind it for a worker.
-            val a = node("a") { ran += "a"; boom("a") }
-            val b = node("b") { ran += "b"; set(S.log, listOf("b")) }
-            val c = node("c") { ran += "c"; set(S.log, listOf("c")) }
+            val a = node("a") {
+                ran += "a"
+                boom("a")
+            }
+            val b = node("b") {
+                ran += "b"
+                set(S.log, listOf("b"))
+            }
+            val c = node("c") {
+                ran += "c"
+                set(S.log, listOf("c"))
+            }
             start(s)
             s then a
             s then b
@@ -157,8 +189,14 @@ class FailureTest {
     fun `every failure is kept in order, the first is the run's error`() = runTest {
         val g = graph("two-failures", S) {
             val s = node("s") { }
-            val a = node("a") { delay(1); boom("a") }
-            val b = node("b") { delay(3); boom("b") }
+            val a = node("a") {
+                delay(1)
+                boom("a")
+            }
+            val b = node("b") {
+                delay(3)
+                boom("b")
+            }
             start(s)
             s then a
             s then b

@@ -31,8 +31,15 @@ class MergeTest {
     fun `parallel writers of a key without a reducer conflict`() = runTest {
         val g = graph("conflict", S) {
             val s = node("s") { }
-            val a = node("a") { delay(1); set(S.x, "a") }
-            val b = node("b", retry = Retry.fixed(3, 1.milliseconds)) { delay(2); set(S.y, "b"); set(S.x, "b") }
+            val a = node("a") {
+                delay(1)
+                set(S.x, "a")
+            }
+            val b = node("b", retry = Retry.fixed(3, 1.milliseconds)) {
+                delay(2)
+                set(S.y, "b")
+                set(S.x, "b")
+            }
             start(s)
             s then a
             s then b
@@ -137,14 +144,31 @@ class MergeTest {
 
     object Picky : StateSchema("picky") {
         val log = key("log", default = emptyList<String>(), reducer = Reducer.append())
-        val total = key("total", default = 0, reducer = Reducer { current, update -> require(update >= 0) { "negative update $update" }; current + update })
+        val total = key(
+            "total",
+            default = 0,
+            reducer = Reducer {
+                current,
+                update,
+                ->
+                require(update >= 0) { "negative update $update" }
+                current +
+                    update
+            },
+        )
     }
 
     @Test
     fun `a reducer that throws fails the writing node and applies none of its writes`() = runTest {
         val g = graph("picky", Picky) {
-            val good = node("good") { set(Picky.total, 5); set(Picky.log, listOf("good")) }
-            val bad = node("bad") { set(Picky.log, listOf("bad")); set(Picky.total, -1) }
+            val good = node("good") {
+                set(Picky.total, 5)
+                set(Picky.log, listOf("good"))
+            }
+            val bad = node("bad") {
+                set(Picky.log, listOf("bad"))
+                set(Picky.total, -1)
+            }
             val after = node("after") { set(Picky.log, listOf("after")) }
             start(good)
             good then bad
@@ -171,7 +195,11 @@ class MergeTest {
                 set(S.x, "attempt $attempt")
                 check(attempt == 2) { "first attempt fails" }
             }
-            val b = node("b") { set(S.total, 1000); set(S.x, "b"); error("b fails") }
+            val b = node("b") {
+                set(S.total, 1000)
+                set(S.x, "b")
+                error("b fails")
+            }
             start(a)
             a then b
         }
@@ -192,7 +220,10 @@ class MergeTest {
                 set(S.log, listOf("a$attempt"))
                 check(attempt == 2)
             }
-            val b = node("b") { delay(5); set(S.x, "b") }
+            val b = node("b") {
+                delay(5)
+                set(S.x, "b")
+            }
             start(s)
             s then a
             s then b

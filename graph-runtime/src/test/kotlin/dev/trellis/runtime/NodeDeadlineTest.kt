@@ -49,9 +49,15 @@ class NodeDeadlineTest {
         }
 
         /** Checked as soon as the run returned: the run did not wait for the body. */
-        fun stillRunning() = withClue("the run ended while the abandoned body was still running") { ended.count shouldBe 1L }
+        fun stillRunning() = withClue("the run ended while the abandoned body was still running") {
+            ended.count shouldBe
+                1L
+        }
 
-        fun awaitEnd() = withClue("the abandoned body ends once released") { ended.await(20, TimeUnit.SECONDS) shouldBe true }
+        fun awaitEnd() = withClue("the abandoned body ends once released") {
+            ended.await(20, TimeUnit.SECONDS) shouldBe
+                true
+        }
     }
 
     private suspend fun <T> bounded(block: suspend () -> T): T = withTimeout(20.seconds) { block() }

@@ -116,7 +116,10 @@ class ParallelStartTest {
                 result.state[S.log].size shouldBe 3
             }
             // Thread names may carry a coroutine suffix (" @coroutine#7") in debug mode.
-            withClue("threads that ran the branches: $threads") { threads.none { it.startsWith("caller-thread") } shouldBe true }
+            withClue("threads that ran the branches: $threads") {
+                threads.none { it.startsWith("caller-thread") } shouldBe
+                    true
+            }
         } finally {
             caller.shutdown()
         }

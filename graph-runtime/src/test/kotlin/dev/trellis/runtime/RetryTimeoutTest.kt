@@ -74,7 +74,10 @@ class RetryTimeoutTest {
 
     @Test
     fun `exponential backoff grows by the multiplier up to maxDelay`() = runTest {
-        val (run, elapsed) = flaky(Retry.exponential(5, 100.milliseconds, 2.0, maxDelay = 300.milliseconds), failures = 4)
+        val (run, elapsed) = flaky(
+            Retry.exponential(5, 100.milliseconds, 2.0, maxDelay = 300.milliseconds),
+            failures = 4,
+        )
         run.result.status shouldBe Status.COMPLETED
         run.retryDelays() shouldBe listOf(100L, 200L, 300L, 300L)
         elapsed shouldBe 900
@@ -122,7 +125,10 @@ class RetryTimeoutTest {
     @Test
     fun `a node running past its timeout fails with NodeTimeoutException`() = runTest {
         val g = graph("timeout", S) {
-            val a = node("a", timeout = 50.milliseconds) { delay(100); set(S.log, listOf("late")) }
+            val a = node("a", timeout = 50.milliseconds) {
+                delay(100)
+                set(S.log, listOf("late"))
+            }
             val b = node("b") { }
             start(a)
             a then b
@@ -161,7 +167,11 @@ class RetryTimeoutTest {
             start(a)
             config { defaultNodeTimeout = 200.milliseconds }
         }
-        shouldThrow<GraphRunException> { g.invoke(options = virtualTime()) }.cause.shouldBeInstanceOf<NodeTimeoutException>()
+        shouldThrow<GraphRunException> {
+            g.invoke(
+                options = virtualTime(),
+            )
+        }.cause.shouldBeInstanceOf<NodeTimeoutException>()
         currentTime shouldBe 200
     }
 
@@ -169,8 +179,14 @@ class RetryTimeoutTest {
     fun `a run past its executionTimeout cancels running nodes and fails`() = runTest {
         val g = graph("run-timeout", S) {
             val s = node("s") { delay(100) }
-            val a = node("a") { delay(10.seconds); set(S.log, listOf("a")) }
-            val b = node("b") { delay(20.seconds); set(S.log, listOf("b")) }
+            val a = node("a") {
+                delay(10.seconds)
+                set(S.log, listOf("a"))
+            }
+            val b = node("b") {
+                delay(20.seconds)
+                set(S.log, listOf("b"))
+            }
             val c = node("c") { }
             start(s)
             s then a
@@ -191,7 +207,11 @@ class RetryTimeoutTest {
         run.events.last().shouldBeInstanceOf<RunEvent.RunFailed>()
         run.result.state[S.log] shouldBe emptyList()
 
-        shouldThrow<GraphRunException> { g.invoke(options = virtualTime()) }.cause.shouldBeInstanceOf<RunTimeoutException>()
+        shouldThrow<GraphRunException> {
+            g.invoke(
+                options = virtualTime(),
+            )
+        }.cause.shouldBeInstanceOf<RunTimeoutException>()
     }
 
     @Test
@@ -241,12 +261,16 @@ class RetryTimeoutTest {
         // Ready nodes start in the order they became ready.
         order shouldBe (0 until 10).map { "b$it" }
     }
+
     @Test
     fun `a node waiting to retry blocks its join`() = runTest {
         val starts = HashMap<String, Long>()
         val g = graph("retry-join", S) {
             val s = node("s") { }
-            val a = node("a", retry = Retry.fixed(2, 50.milliseconds)) { delay(1); check(attempt == 2) { "once more" } }
+            val a = node("a", retry = Retry.fixed(2, 50.milliseconds)) {
+                delay(1)
+                check(attempt == 2) { "once more" }
+            }
             val b = node("b") { delay(2) }
             val j = node("j") { starts["j"] = currentTime }
             start(s)
@@ -265,7 +289,10 @@ class RetryTimeoutTest {
     fun `a run cancelled while a node waits to retry ends CANCELLED without another attempt`() = runTest {
         val attempts = ArrayList<Int>()
         val g = graph("retry-cancel", S) {
-            val a = node("a", retry = Retry.fixed(3, 1.seconds)) { attempts += attempt; error("fails") }
+            val a = node("a", retry = Retry.fixed(3, 1.seconds)) {
+                attempts += attempt
+                error("fails")
+            }
             start(a)
         }
         val events = ArrayList<RunEvent>()
@@ -283,7 +310,10 @@ class RetryTimeoutTest {
     @Test
     fun `executionTimeout cancels a node the loop runs inline`() = runTest {
         val g = graph("inline-timeout", S) {
-            val a = node("a") { delay(10.seconds); set(S.log, listOf("a")) }
+            val a = node("a") {
+                delay(10.seconds)
+                set(S.log, listOf("a"))
+            }
             start(a)
             config { executionTimeout = 1.seconds }
         }

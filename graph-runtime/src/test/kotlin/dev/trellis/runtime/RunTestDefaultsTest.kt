@@ -52,8 +52,16 @@ class RunTestDefaultsTest {
             dispatchers[id] = currentCoroutineContext()[ContinuationInterceptor]!!
         }
         val s = node("s") { seen("s") }
-        val a = node("a") { seen("a"); delay(1.hours); set(S.log, listOf("a")) }
-        val b = node("b") { seen("b"); delay(1.seconds); set(S.log, listOf("b")) }
+        val a = node("a") {
+            seen("a")
+            delay(1.hours)
+            set(S.log, listOf("a"))
+        }
+        val b = node("b") {
+            seen("b")
+            delay(1.seconds)
+            set(S.log, listOf("b"))
+        }
         val join = node("join") { seen("join") }
         start(s)
         s then a
@@ -72,7 +80,10 @@ class RunTestDefaultsTest {
         result.node("b").duration shouldBe Duration.ofSeconds(1)
         result.state[S.log] shouldBe listOf("b", "a")
         testScheduler.currentTime shouldBe 3_600_000
-        withClue("dispatchers of the node bodies: $dispatchers") { dispatchers.values.all { it === caller } shouldBe true }
+        withClue("dispatchers of the node bodies: $dispatchers") {
+            dispatchers.values.all { it === caller } shouldBe
+                true
+        }
     }
 
     @Test
@@ -120,7 +131,8 @@ class RunTestDefaultsTest {
         }
         val run = g.record(options = RunOptions(dispatcher = Dispatchers.Default))
         dispatchers["a"] shouldBe Dispatchers.Default
-        (run.events.first().timestamp.toEpochMilli() > Instant.parse("2020-01-01T00:00:00Z").toEpochMilli()) shouldBe true
+        (run.events.first().timestamp.toEpochMilli() > Instant.parse("2020-01-01T00:00:00Z").toEpochMilli()) shouldBe
+            true
     }
 
     @Test
@@ -141,7 +153,14 @@ class RunTestDefaultsTest {
         val without = classPath.filterNot { File(it).name.startsWith("kotlinx-coroutines-test") }
         withClue("the test class path holds the library: $classPath") { without.size shouldBe classPath.size - 1 }
         val java = Path.of(System.getProperty("java.home"), "bin", "java").toString()
-        val process = ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", without.joinToString(File.pathSeparator), NoTestLibraryChild::class.java.name)
+        val process = ProcessBuilder(
+            java,
+            "-Xmx128m",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            without.joinToString(File.pathSeparator),
+            NoTestLibraryChild::class.java.name,
+        )
             .redirectErrorStream(true)
             .start()
         val output = process.inputStream.bufferedReader().readText()
@@ -159,7 +178,10 @@ object NoTestLibraryChild {
         check(absent) { "kotlinx-coroutines-test is on the class path" }
         val g = graph("plain", RunTestDefaultsTest.S) {
             val s = node("s") { }
-            val a = node("a") { delay(20); set(RunTestDefaultsTest.S.log, listOf("a")) }
+            val a = node("a") {
+                delay(20)
+                set(RunTestDefaultsTest.S.log, listOf("a"))
+            }
             val b = node("b") { set(RunTestDefaultsTest.S.log, listOf("b")) }
             start(s)
             s then a

@@ -33,9 +33,18 @@ class ScenarioTest {
     @Test
     fun `chain runs in order, each node once`() = runTest {
         val chain = graph("chain", S) {
-            val a = node("a") { delay(3); set(S.log, listOf("a")) }
-            val b = node("b") { delay(1); set(S.log, listOf("b")) }
-            val c = node("c") { delay(2); set(S.log, listOf("c")) }
+            val a = node("a") {
+                delay(3)
+                set(S.log, listOf("a"))
+            }
+            val b = node("b") {
+                delay(1)
+                set(S.log, listOf("b"))
+            }
+            val c = node("c") {
+                delay(2)
+                set(S.log, listOf("c"))
+            }
             start(a)
             a then b
             b then c
@@ -52,10 +61,26 @@ class ScenarioTest {
     fun `diamond join runs once, after both branches`() = runTest {
         val starts = ConcurrentHashMap<String, Long>()
         val diamond = graph("diamond", S) {
-            val s = node("s") { starts["s"] = currentTime; delay(1); set(S.log, listOf("s")) }
-            val a = node("a") { starts["a"] = currentTime; delay(5); set(S.log, listOf("a")) }
-            val b = node("b") { starts["b"] = currentTime; delay(1); set(S.log, listOf("b")) }
-            val j = node("j") { starts["j"] = currentTime; set(S.log, listOf("j:" + get(S.log).sorted().joinToString())) }
+            val s = node("s") {
+                starts["s"] = currentTime
+                delay(1)
+                set(S.log, listOf("s"))
+            }
+            val a = node("a") {
+                starts["a"] = currentTime
+                delay(5)
+                set(S.log, listOf("a"))
+            }
+            val b = node("b") {
+                starts["b"] = currentTime
+                delay(1)
+                set(S.log, listOf("b"))
+            }
+            val j =
+                node("j") {
+                    starts["j"] = currentTime
+                    set(S.log, listOf("j:" + get(S.log).sorted().joinToString()))
+                }
             start(s)
             s then a
             s then b
@@ -120,7 +145,10 @@ class ScenarioTest {
     @Test
     fun `route loop runs N iterations`() = runTest {
         val loop = graph("loop", S) {
-            val inc = node("inc") { delay(2); update(S.i) { it + 1 } }
+            val inc = node("inc") {
+                delay(2)
+                update(S.i) { it + 1 }
+            }
             val done = node("done") { set(S.log, listOf("done at ${get(S.i)}")) }
             start(inc)
             inc.route(inc, done) { if (it[S.i] < 7) inc else done }
@@ -137,8 +165,14 @@ class ScenarioTest {
         val g = graph("loop-diamond", S) {
             val s = node("s") { }
             val plan = node("plan") { delay(1) }
-            val a = node("a") { delay(5); set(S.log, listOf("a")) }
-            val b = node("b") { delay(2); set(S.log, listOf("b")) }
+            val a = node("a") {
+                delay(5)
+                set(S.log, listOf("a"))
+            }
+            val b = node("b") {
+                delay(2)
+                set(S.log, listOf("b"))
+            }
             val merge = node("merge") { set(S.log, listOf("merge")) }
             val check = node("check") { update(S.i) { it + 1 } }
             start(s)
@@ -167,8 +201,14 @@ class ScenarioTest {
             val s = node("s") { delay(1) }
             val a = node("A") { delay(1) }
             val b = node("B") { delay(7) }
-            val c = node("C") { delay(1); update(S.i) { it + 1 } }
-            val j = node("J") { delay(1); set(S.log, listOf("J")) }
+            val c = node("C") {
+                delay(1)
+                update(S.i) { it + 1 }
+            }
+            val j = node("J") {
+                delay(1)
+                set(S.log, listOf("J"))
+            }
             start(s)
             s then a
             s then b

@@ -48,7 +48,13 @@ class SchedulerPropertyTest {
         return graph("random", P) {
             val refs = (0 until spec.size).map { i ->
                 val flaky = spec.flaky[i]
-                val retry = if (flaky == 0) null else Retry.fixed(flaky + 1, GraphSpec.RETRY_DELAY.milliseconds).retryOn { it is Flaky }
+                val retry = if (flaky ==
+                    0
+                ) {
+                    null
+                } else {
+                    Retry.fixed(flaky + 1, GraphSpec.RETRY_DELAY.milliseconds).retryOn { it is Flaky }
+                }
                 node("n$i", retry = retry) {
                     if (delays) delay(spec.duration(i, executionCount).toLong())
                     if (attempt <= flaky) throw Flaky(i)
@@ -58,6 +64,7 @@ class SchedulerPropertyTest {
                     set(P.log, listOf(i))
                 }
             }
+
             fun ref(t: Int): NodeRef = if (t < 0) END else refs[t]
             start(*spec.entries.map { refs[it] }.toTypedArray())
             for (edge in spec.edges) {
@@ -65,7 +72,9 @@ class SchedulerPropertyTest {
                 when (edge) {
                     is EdgeSpec.Plain -> from then refs[edge.to]
                     is EdgeSpec.Conditional -> from.then(refs[edge.to]) { it[P.counters[edge.from]] < edge.below }
-                    is EdgeSpec.Route -> from.route(*edge.targets.map(::ref).toTypedArray()) { ref(edge.select(it[P.counters[edge.from]])) }
+                    is EdgeSpec.Route -> from.route(
+                        *edge.targets.map(::ref).toTypedArray(),
+                    ) { ref(edge.select(it[P.counters[edge.from]])) }
                 }
             }
             config {
@@ -102,7 +111,15 @@ class SchedulerPropertyTest {
             actual.state[P.sum] shouldBe expected.sum
             actual.state[P.log].sorted() shouldBe expected.log
             (0 until spec.size).map { actual.state[P.counters[it]] } shouldBe
-                (0 until spec.size).map { i -> if (expected.statuses[i] == Status.COMPLETED) expected.counts[i] else actual.state[P.counters[i]] }
+                (0 until spec.size).map { i ->
+                    if (expected.statuses[i] ==
+                        Status.COMPLETED
+                    ) {
+                        expected.counts[i]
+                    } else {
+                        actual.state[P.counters[i]]
+                    }
+                }
             if (expected.status == Status.COMPLETED) {
                 expected.tokensLeft shouldBe 0
                 actual.nodes.values.forEach { it.status shouldNotBe Status.EXECUTING }
@@ -122,7 +139,13 @@ class SchedulerPropertyTest {
      * same counts, statuses, attempts and (commutative) state; a failed run fails.
      */
     private fun sameOutcome(original: ReferenceInterpreter.Outcome, retimed: ReferenceInterpreter.Outcome): Boolean =
-        if (original.status == Status.COMPLETED || retimed.status == Status.COMPLETED) original.plan == retimed.plan else original.status == retimed.status
+        if (original.status == Status.COMPLETED ||
+            retimed.status == Status.COMPLETED
+        ) {
+            original.plan == retimed.plan
+        } else {
+            original.status == retimed.status
+        }
 
     @Test
     fun `the engine matches the reference in virtual time, and re-timing a graph never changes its outcome`() = runBlocking {
@@ -145,7 +168,9 @@ class SchedulerPropertyTest {
             // In a DAG whose only entry has no predecessor, every node runs at most once.
             if (spec.isDag && spec.entries == listOf(0)) original.counts.all { it <= 1 } shouldBe true
         }
-        println("SchedulerPropertyTest: $graphs graphs x ${retimings + 1} timings; $completed completed, $cyclic cyclic, $withFallback used the fallback")
+        println(
+            "SchedulerPropertyTest: $graphs graphs x ${retimings + 1} timings; $completed completed, $cyclic cyclic, $withFallback used the fallback",
+        )
         (completed > graphs / 4) shouldBe true
         (cyclic > graphs / 4) shouldBe true
         Unit
@@ -176,7 +201,12 @@ class SchedulerPropertyTest {
         repeat(300) {
             val spec = GraphSpec.generate(random, failures = false)
             val original = ReferenceInterpreter.run(spec, coalesce = true)
-            if (List(retimings) { ReferenceInterpreter.run(spec.withDurations(random), coalesce = true) }.any { !sameOutcome(original, it) }) dependent++
+            if (List(retimings) {
+                    ReferenceInterpreter.run(spec.withDurations(random), coalesce = true)
+                }.any { !sameOutcome(original, it) }
+            ) {
+                dependent++
+            }
         }
         println("SchedulerPropertyTest: the coalescing mutant is timing-dependent on $dependent of 300 graphs")
         (dependent > 0) shouldBe true

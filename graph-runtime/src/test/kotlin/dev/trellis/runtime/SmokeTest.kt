@@ -28,7 +28,7 @@ class SmokeTest {
     }
 
     @Test
-    fun `diamond runs join once`() : Unit = runBlocking {
+    fun `diamond runs join once`(): Unit = runBlocking {
         val result = diamond.invoke()
         result.status shouldBe Status.COMPLETED
         result.state[S.log].first() shouldBe "s"
@@ -38,7 +38,7 @@ class SmokeTest {
     }
 
     @Test
-    fun `events are paired`() : Unit = runBlocking {
+    fun `events are paired`(): Unit = runBlocking {
         val events = diamond.run().toList()
         events.first() shouldBe events.filterIsInstance<RunEvent.RunStarted>().single()
         (events.last() is RunEvent.RunCompleted) shouldBe true
@@ -48,7 +48,7 @@ class SmokeTest {
     }
 
     @Test
-    fun `loop counts`() : Unit = runBlocking {
+    fun `loop counts`(): Unit = runBlocking {
         val loop = graph("loop", S) {
             val inc = node("inc") { update(S.n) { it + 1 } }
             start(inc)

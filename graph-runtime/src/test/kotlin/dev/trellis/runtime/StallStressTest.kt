@@ -46,7 +46,18 @@ class StallStressTest {
         val g = graph("late-queue", S) {
             val entry = node("entry") { }
             val slow = node("slow") {
-                set(S.log, listOf(if (!slowMode.get()) "quick" else if (spinUntil(eStarted, 2_000)) "overlapped" else "held up"))
+                set(
+                    S.log,
+                    listOf(
+                        if (!slowMode.get()) {
+                            "quick"
+                        } else if (spinUntil(eStarted, 2_000)) {
+                            "overlapped"
+                        } else {
+                            "held up"
+                        },
+                    ),
+                )
             }
             val d = node("d") { delay(20) }
             val e = node("e") { eStarted.set(true) }
@@ -88,7 +99,9 @@ class StallStressTest {
         }
         Stress.deadline {
             repeat(200) { g.invoke() }
-            val watched = StallMonitor::class.java.getDeclaredField("watched").apply { isAccessible = true }.get(StallMonitor) as Collection<*>
+            val watched = StallMonitor::class.java.getDeclaredField("watched").apply {
+                isAccessible = true
+            }.get(StallMonitor) as Collection<*>
             // The monitor looks every millisecond; on a loaded machine its thread may wait long for a core.
             val deadline = System.nanoTime() + 10_000_000_000L
             while (watched.isNotEmpty() && System.nanoTime() < deadline) delay(1)

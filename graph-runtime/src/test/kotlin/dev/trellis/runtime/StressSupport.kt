@@ -77,7 +77,10 @@ object Stress {
         try {
             withTimeout(limit) { for (child in job.children.toList()) child.join() }
         } catch (e: TimeoutCancellationException) {
-            throw AssertionError("Leak: children still active after $limit: ${job.children.filter { it.isActive }.toList()}", e)
+            throw AssertionError(
+                "Leak: children still active after $limit: ${job.children.filter { it.isActive }.toList()}",
+                e,
+            )
         }
     }
 
@@ -106,7 +109,6 @@ object Stress {
             }
         }
     }
-
 }
 
 /** A list of the run's node statuses still EXECUTING: never allowed once a run returned. */

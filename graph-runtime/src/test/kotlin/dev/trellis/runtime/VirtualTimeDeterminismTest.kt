@@ -46,7 +46,9 @@ class VirtualTimeDeterminismTest {
     }
 
     /** The runs the JVM-wide stall monitor watches (it lets go of ended runs within a millisecond or two). */
-    private val watched = StallMonitor::class.java.getDeclaredField("watched").apply { isAccessible = true }.get(StallMonitor) as Collection<*>
+    private val watched = StallMonitor::class.java.getDeclaredField("watched").apply {
+        isAccessible = true
+    }.get(StallMonitor) as Collection<*>
 
     /** How many runs the stall monitor watched at the end of each [spin]: a virtual-time run is never among them. */
     private val watchedAfterSpins = ArrayList<Int>()
@@ -67,9 +69,18 @@ class VirtualTimeDeterminismTest {
      * side branch off the loop.
      */
     private fun build(): Graph = graph("ties", S) {
-        val plan = node("plan") { scramble(); update(S.round) { it + 1 } }
-        val join = node("join") { scramble(); delay(5) }
-        val audit = node("audit") { delay(5); set(S.log, listOf("audit")) }
+        val plan = node("plan") {
+            scramble()
+            update(S.round) { it + 1 }
+        }
+        val join = node("join") {
+            scramble()
+            delay(5)
+        }
+        val audit = node("audit") {
+            delay(5)
+            set(S.log, listOf("audit"))
+        }
         start(plan)
         for (i in 0 until 6) {
             val branch = node("b$i") {
@@ -115,7 +126,10 @@ class VirtualTimeDeterminismTest {
             withClue("run $run (start costs perturbed by mode ${run % modes.size})") { events shouldBe expected }
         }
         watchedAfterSpins.size shouldBe 40 * 3
-        withClue("runs watched by the stall monitor while a node of a virtual-time run spun") { watchedAfterSpins.toSet() shouldBe setOf(0) }
+        withClue("runs watched by the stall monitor while a node of a virtual-time run spun") {
+            watchedAfterSpins.toSet() shouldBe
+                setOf(0)
+        }
     }
 
     @Test
@@ -136,7 +150,10 @@ class VirtualTimeDeterminismTest {
         var sibling = CountDownLatch(1)
         val g = graph("blocked", S) {
             val entry = node("entry") { }
-            val waits = node("waits") { set(S.log, listOf(if (sibling.await(10, TimeUnit.SECONDS)) "overlapped" else "held up")) }
+            val waits =
+                node(
+                    "waits",
+                ) { set(S.log, listOf(if (sibling.await(10, TimeUnit.SECONDS)) "overlapped" else "held up")) }
             val other = node("other") { sibling.countDown() }
             start(entry)
             entry then waits
@@ -148,7 +165,10 @@ class VirtualTimeDeterminismTest {
             repeat(3) {
                 sibling = CountDownLatch(1)
                 for (i in 0 until g.topology.size) StartCosts.of(g.topology).set(i, 0)
-                outcomes += g.invoke(options = RunOptions(dispatcher = Dispatchers.Default, timeSource = timeSource)).state[S.log]
+                outcomes +=
+                    g.invoke(
+                        options = RunOptions(dispatcher = Dispatchers.Default, timeSource = timeSource),
+                    ).state[S.log]
                 timeSource += 1.milliseconds
             }
         }

@@ -40,7 +40,12 @@ class WorkerStressTest {
     }
 
     /** entry -> b0..b(width-1) (each taken when its plan entry is set) -> join. */
-    private fun fanOut(width: Int, ran: AtomicIntegerArray?, joins: AtomicInteger?, bodies: Stress.Bodies? = null): Graph =
+    private fun fanOut(
+        width: Int,
+        ran: AtomicIntegerArray?,
+        joins: AtomicInteger?,
+        bodies: Stress.Bodies? = null,
+    ): Graph =
         graph("fan-out-$width", S) {
             val entry = node("entry") { }
             val join = node("join") {
@@ -69,12 +74,16 @@ class WorkerStressTest {
         val taken = plan.indices.filter { plan[it] != "" }.map { "b$it" }
         check(result.status == Status.COMPLETED) { "$context: status ${result.status}, errors ${result.errors}" }
         val log = result.state[S.log]
-        check(log.sorted() == (taken + "join").sorted()) { "$context: log $log, expected each of $taken once, then join" }
+        check(
+            log.sorted() == (taken + "join").sorted(),
+        ) { "$context: log $log, expected each of $taken once, then join" }
         check(log.last() == "join") { "$context: join did not run last: $log" }
         check(result.node("join").executions == 1) { "$context: join ran ${result.node("join").executions} times" }
         for (i in plan.indices) {
             val expected = if (plan[i] == "") 0 else 1
-            check(result.node("b$i").executions == expected) { "$context: b$i started ${result.node("b$i").executions} times" }
+            check(
+                result.node("b$i").executions == expected,
+            ) { "$context: b$i started ${result.node("b$i").executions} times" }
         }
         check(result.executing().isEmpty()) { "$context: still EXECUTING: ${result.executing()}" }
     }
@@ -96,7 +105,17 @@ class WorkerStressTest {
                 val run = g.record(stateOf(S.plan to plan))
                 checkFanOut(run.result, plan, context)
                 for (i in 0 until width) {
-                    check(ran.get(i) == (if (plan[i] == "") 0 else 1)) { "$context: body of b$i ran ${ran.get(i)} times" }
+                    check(
+                        ran.get(i) == (
+                            if (plan[i] ==
+                                ""
+                            ) {
+                                0
+                            } else {
+                                1
+                            }
+                        ),
+                    ) { "$context: body of b$i ran ${ran.get(i)} times" }
                 }
                 joins.get() shouldBe 1
                 run.all<RunEvent.NodeStarted>().size shouldBe plan.count { it != "" } + 2
@@ -135,7 +154,13 @@ class WorkerStressTest {
                 val results = plans.map { plan ->
                     async(Dispatchers.Default) { plan to g.record(stateOf(S.plan to plan)).result }
                 }.awaitAll()
-                for ((i, pair) in results.withIndex()) checkFanOut(pair.second, pair.first, "round $round, run $i, plan ${pair.first}")
+                for ((i, pair) in results.withIndex()) {
+                    checkFanOut(
+                        pair.second,
+                        pair.first,
+                        "round $round, run $i, plan ${pair.first}",
+                    )
+                }
             }
         }
     }
@@ -175,7 +200,11 @@ class WorkerStressTest {
                     var maxOpen = 0
                     for (e in run.events) {
                         if (e is RunEvent.NodeStarted) maxOpen = maxOf(maxOpen, ++open)
-                        if (e is RunEvent.NodeCompleted || e is RunEvent.NodeFailed || e is RunEvent.NodeCancelled) open--
+                        if (e is RunEvent.NodeCompleted || e is RunEvent.NodeFailed ||
+                            e is RunEvent.NodeCancelled
+                        ) {
+                            open--
+                        }
                     }
                     check(maxOpen <= limit) { "$context: $maxOpen executions open at once in the events" }
                 }
@@ -216,7 +245,9 @@ class WorkerStressTest {
         val width = 6
         val maxDepth = AtomicInteger()
         val ran = AtomicIntegerArray(width)
+
         fun taken(iteration: Int, i: Int) = (iteration * 7 + i * 13) % 5 != 0
+
         fun kind(iteration: Int, i: Int): Kind = when ((iteration + i) % 4) {
             0 -> Kind.QUICK
             1 -> Kind.SPIN

@@ -42,7 +42,11 @@ public object Failures {
 
     private fun unwrapFuture(error: Throwable): Throwable {
         var current = error
-        while ((current is CompletionException || current is ExecutionException) && current.cause != null) current = current.cause!!
+        while ((current is CompletionException || current is ExecutionException) &&
+            current.cause != null
+        ) {
+            current = current.cause!!
+        }
         return current
     }
 }

@@ -110,7 +110,12 @@ public object JavaGraph {
          * to [output]. Each call is isolated from every other call of the same agent (see [AsyncAgent]); the tokens
          * and steps it streams become custom events of the node (`AgentEvent`).
          */
-        public fun agentNode(id: String, agent: AsyncAgent, output: StateKey<String>, prompt: Function<State, String>): Builder =
+        public fun agentNode(
+            id: String,
+            agent: AsyncAgent,
+            output: StateKey<String>,
+            prompt: Function<State, String>,
+        ): Builder =
             agentNode(id, agent, output, prompt, NodeOptions.DEFAULT)
 
         /** As `agentNode(id, agent, output, prompt)`, with [options]. */
@@ -188,10 +193,19 @@ public object JavaGraph {
             return builder.build()
         }
 
-        private fun declare(declaration: GraphBuilder.(CoroutineDispatcher) -> Unit): Builder = apply { declarations += declaration }
+        private fun declare(declaration: GraphBuilder.(CoroutineDispatcher) -> Unit): Builder = apply {
+            declarations +=
+                declaration
+        }
 
         private fun GraphBuilder.node(id: String, options: NodeOptions, body: NodeBody) {
-            node(id, options.timeoutOrNull?.toKotlinDuration(), options.retryOrNull?.toRetry(), options.descriptionOrNull, body)
+            node(
+                id,
+                options.timeoutOrNull?.toKotlinDuration(),
+                options.retryOrNull?.toRetry(),
+                options.descriptionOrNull,
+                body,
+            )
         }
 
         override fun toString(): String = "JavaGraph.Builder($id, ${declarations.size} declarations)"

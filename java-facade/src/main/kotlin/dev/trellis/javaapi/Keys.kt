@@ -45,16 +45,41 @@ public object Keys {
 
     /** A key whose value [reducer] folds every write into (so parallel writers never conflict), from [default]. */
     @JvmStatic
-    public fun <T> reducing(schema: StateSchema, name: String, type: Class<T>, default: T, reducer: Reducer<T>): StateKey<T> =
+    public fun <T> reducing(
+        schema: StateSchema,
+        name: String,
+        type: Class<T>,
+        default: T,
+        reducer: Reducer<T>,
+    ): StateKey<T> =
         schema.key(name, KeyCodecs.of(schema, name, type), type, default == null, default, reducer)
 
     /** A list of [elementType], empty by default; each write (a list) is appended, so parallel writers never conflict. */
     @JvmStatic
     public fun <E> appending(schema: StateSchema, name: String, elementType: Class<E>): StateKey<List<E>> =
-        schema.key(name, KeyCodecs.listOf(schema, name, elementType), List::class.java, false, emptyList(), Reducer.append())
+        schema.key(
+            name,
+            KeyCodecs.listOf(schema, name, elementType),
+            List::class.java,
+            false,
+            emptyList(),
+            Reducer.append(),
+        )
 
     /** A map from [keyType] to [valueType], empty by default; each write (a map) is merged into it. */
     @JvmStatic
-    public fun <K, V> merging(schema: StateSchema, name: String, keyType: Class<K>, valueType: Class<V>): StateKey<Map<K, V>> =
-        schema.key(name, KeyCodecs.mapOf(schema, name, keyType, valueType), Map::class.java, false, emptyMap(), Reducer.merge())
+    public fun <K, V> merging(
+        schema: StateSchema,
+        name: String,
+        keyType: Class<K>,
+        valueType: Class<V>,
+    ): StateKey<Map<K, V>> =
+        schema.key(
+            name,
+            KeyCodecs.mapOf(schema, name, keyType, valueType),
+            Map::class.java,
+            false,
+            emptyMap(),
+            Reducer.merge(),
+        )
 }

@@ -86,7 +86,11 @@ public class NodeContext internal constructor(
      */
     internal suspend fun finish(failure: Throwable?) {
         val emitter = emitter
-        if (emitter != null) emitter.finish(failure) else if (failure != null) throw failure
+        if (emitter != null) {
+            emitter.finish(failure)
+        } else if (failure != null) {
+            throw failure
+        }
     }
 
     /**

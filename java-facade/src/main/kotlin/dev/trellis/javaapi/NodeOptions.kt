@@ -45,12 +45,14 @@ public class NodeOptions private constructor(
             (
                 other is NodeOptions && other.retryOrNull == retryOrNull && other.timeoutOrNull == timeoutOrNull &&
                     other.descriptionOrNull == descriptionOrNull
-                )
+            )
 
     override fun hashCode(): Int =
-        ((retryOrNull?.hashCode() ?: 0) * 31 + (timeoutOrNull?.hashCode() ?: 0)) * 31 + (descriptionOrNull?.hashCode() ?: 0)
+        ((retryOrNull?.hashCode() ?: 0) * 31 + (timeoutOrNull?.hashCode() ?: 0)) * 31 +
+            (descriptionOrNull?.hashCode() ?: 0)
 
-    override fun toString(): String = "NodeOptions(retry=$retryOrNull, timeout=$timeoutOrNull, description=$descriptionOrNull)"
+    override fun toString(): String =
+        "NodeOptions(retry=$retryOrNull, timeout=$timeoutOrNull, description=$descriptionOrNull)"
 
     /** Factories. */
     public companion object {

@@ -33,7 +33,9 @@ public class RetryPolicy private constructor(private val retry: Retry) {
     public fun withJitter(jitter: Double): RetryPolicy = RetryPolicy(retry.withJitter(jitter))
 
     /** This policy with delays capped at [maxDelay]. */
-    public fun withMaxDelay(maxDelay: Duration): RetryPolicy = RetryPolicy(retry.withMaxDelay(maxDelay.toKotlinDuration()))
+    public fun withMaxDelay(
+        maxDelay: Duration,
+    ): RetryPolicy = RetryPolicy(retry.withMaxDelay(maxDelay.toKotlinDuration()))
 
     /** The graph model's `Retry` this policy stands for. */
     public fun toRetry(): Retry = retry
@@ -52,7 +54,10 @@ public class RetryPolicy private constructor(private val retry: Retry) {
 
         /** [maxAttempts] attempts, [delay] apart. */
         @JvmStatic
-        public fun fixed(maxAttempts: Int, delay: Duration): RetryPolicy = RetryPolicy(Retry.fixed(maxAttempts, delay.toKotlinDuration()))
+        public fun fixed(
+            maxAttempts: Int,
+            delay: Duration,
+        ): RetryPolicy = RetryPolicy(Retry.fixed(maxAttempts, delay.toKotlinDuration()))
 
         /** [maxAttempts] attempts, waiting `initialDelay * n` after the n-th failure, at most [maxDelay]. */
         @JvmStatic
@@ -66,8 +71,20 @@ public class RetryPolicy private constructor(private val retry: Retry) {
 
         /** [maxAttempts] attempts, delays growing by [multiplier] from [initialDelay] up to [maxDelay]. */
         @JvmStatic
-        public fun exponential(maxAttempts: Int, initialDelay: Duration, multiplier: Double, maxDelay: Duration): RetryPolicy =
-            RetryPolicy(Retry.exponential(maxAttempts, initialDelay.toKotlinDuration(), multiplier, maxDelay.toKotlinDuration()))
+        public fun exponential(
+            maxAttempts: Int,
+            initialDelay: Duration,
+            multiplier: Double,
+            maxDelay: Duration,
+        ): RetryPolicy =
+            RetryPolicy(
+                Retry.exponential(
+                    maxAttempts,
+                    initialDelay.toKotlinDuration(),
+                    multiplier,
+                    maxDelay.toKotlinDuration(),
+                ),
+            )
 
         /** The policy standing for a graph model [retry]. */
         @JvmStatic

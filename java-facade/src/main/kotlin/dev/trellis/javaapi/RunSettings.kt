@@ -59,7 +59,8 @@ public class RunSettings private constructor(
     public fun newBuilder(): Builder = Builder(this)
 
     override fun toString(): String =
-        "RunSettings(runId=$runIdOrNull, executor=$executorOrNull, clock=$clock, executionHistoryLimit=$executionHistoryLimit, " +
+        "RunSettings(runId=$runIdOrNull, executor=$executorOrNull, clock=$clock, " +
+            "executionHistoryLimit=$executionHistoryLimit, " +
             "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull)"
 
     /** Builds [RunSettings]; every setting is optional. */
@@ -105,7 +106,15 @@ public class RunSettings private constructor(
          *
          * @throws IllegalArgumentException for a blank run id or a negative history limit.
          */
-        public fun build(): RunSettings = RunSettings(runId, executor, clock, random, executionHistoryLimit, checkpointing, control)
+        public fun build(): RunSettings = RunSettings(
+            runId,
+            executor,
+            clock,
+            random,
+            executionHistoryLimit,
+            checkpointing,
+            control,
+        )
     }
 
     /** Defaults and the builder. */

@@ -313,7 +313,9 @@ public class TrellisRunner internal constructor(
      */
     public fun pruneAsync(runId: String, keepLatest: Int): CompletableFuture<Int> {
         val store = requireStore("pruneAsync").store
-        require(keepLatest >= 1) { "pruneAsync(\"$runId\", $keepLatest): keepLatest must be at least 1; delete the run with deleteAsync instead." }
+        require(keepLatest >= 1) {
+            "pruneAsync(\"$runId\", $keepLatest): keepLatest must be at least 1; delete the run with deleteAsync instead."
+        }
         return scope.future { store.prune(runId, keepLatest) }
     }
 
@@ -345,9 +347,10 @@ public class TrellisRunner internal constructor(
                 if (timeout == null) {
                     graph.invoke(input, options)
                 } else {
-                    withTimeoutOrNull(timeout.toKotlinDuration()) { graph.invoke(input, options) } ?: throw TimeoutException(
-                        "Run of graph '${graph.id}' did not finish within $timeout; it was cancelled.",
-                    )
+                    withTimeoutOrNull(timeout.toKotlinDuration()) { graph.invoke(input, options) }
+                        ?: throw TimeoutException(
+                            "Run of graph '${graph.id}' did not finish within $timeout; it was cancelled.",
+                        )
                 }
             }
         } catch (_: InterruptedException) {

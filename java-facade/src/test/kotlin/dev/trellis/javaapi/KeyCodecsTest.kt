@@ -41,20 +41,58 @@ class KeyCodecsTest {
     @Test
     fun `scalar keys write and read what the Jackson codecs did`() {
         val text = "héllo wörld 世界 🌍 \"quoted\" \\ back\\slash\n\ttab ' ∑∞ — \u0001"
-        sameAsJackson(Keys.required(schema, "s", String::class.java).serializer, JacksonSerializer.of(String::class.java), listOf("", "plain", text, null))
-        sameAsJackson(Keys.of(schema, "i", Int::class.javaObjectType, 0).serializer, JacksonSerializer.of(Int::class.javaObjectType), listOf(0, -1, Int.MAX_VALUE, Int.MIN_VALUE, null))
-        sameAsJackson(Keys.of(schema, "l", Long::class.javaObjectType, 0L).serializer, JacksonSerializer.of(Long::class.javaObjectType), listOf(0L, Long.MAX_VALUE, Long.MIN_VALUE, (1L shl 53) + 1, null))
-        sameAsJackson(Keys.of(schema, "b", Boolean::class.javaObjectType, false).serializer, JacksonSerializer.of(Boolean::class.javaObjectType), listOf(true, false, null))
+        sameAsJackson(
+            Keys.required(schema, "s", String::class.java).serializer,
+            JacksonSerializer.of(String::class.java),
+            listOf("", "plain", text, null),
+        )
+        sameAsJackson(
+            Keys.of(schema, "i", Int::class.javaObjectType, 0).serializer,
+            JacksonSerializer.of(Int::class.javaObjectType),
+            listOf(0, -1, Int.MAX_VALUE, Int.MIN_VALUE, null),
+        )
+        sameAsJackson(
+            Keys.of(schema, "l", Long::class.javaObjectType, 0L).serializer,
+            JacksonSerializer.of(Long::class.javaObjectType),
+            listOf(
+                0L,
+                Long.MAX_VALUE,
+                Long.MIN_VALUE,
+                (1L shl 53) + 1,
+                null,
+            ),
+        )
+        sameAsJackson(
+            Keys.of(schema, "b", Boolean::class.javaObjectType, false).serializer,
+            JacksonSerializer.of(Boolean::class.javaObjectType),
+            listOf(true, false, null),
+        )
         sameAsJackson(
             Keys.nullable(schema, "d", Double::class.javaObjectType).serializer,
             JacksonSerializer.of(Double::class.javaObjectType),
-            listOf(0.0, -0.0, 1.0, 0.1 + 0.2, 1e20, 1.5e-7, Double.MAX_VALUE, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, null),
+            listOf(
+                0.0,
+                -0.0,
+                1.0,
+                0.1 + 0.2,
+                1e20,
+                1.5e-7,
+                Double.MAX_VALUE,
+                Double.NaN,
+                Double.POSITIVE_INFINITY,
+                Double.NEGATIVE_INFINITY,
+                null,
+            ),
         )
     }
 
     @Test
     fun `list and map keys write and read what the Jackson codecs did`() {
-        sameAsJackson(Keys.appending(schema, "ls", String::class.java).serializer, JacksonSerializer.listOf(String::class.java), listOf(emptyList(), listOf("a", null, "c")))
+        sameAsJackson(
+            Keys.appending(schema, "ls", String::class.java).serializer,
+            JacksonSerializer.listOf(String::class.java),
+            listOf(emptyList(), listOf("a", null, "c")),
+        )
         sameAsJackson(
             Keys.appending(schema, "ld", Double::class.javaObjectType).serializer,
             JacksonSerializer.listOf(Double::class.javaObjectType),
@@ -89,9 +127,19 @@ class KeyCodecsTest {
 
     @Test
     fun `other types use the Jackson codecs when they are on the classpath`() {
-        Keys.of(schema, "when", Instant::class.java, Instant.EPOCH).serializer.shouldBeInstanceOf<JacksonSerializer<*>>()
+        Keys.of(
+            schema,
+            "when",
+            Instant::class.java,
+            Instant.EPOCH,
+        ).serializer.shouldBeInstanceOf<JacksonSerializer<*>>()
         Keys.appending(schema, "times", Instant::class.java).serializer.shouldBeInstanceOf<JacksonSerializer<*>>()
-        Keys.merging(schema, "byTime", String::class.java, Instant::class.java).serializer.shouldBeInstanceOf<JacksonSerializer<*>>()
+        Keys.merging(
+            schema,
+            "byTime",
+            String::class.java,
+            Instant::class.java,
+        ).serializer.shouldBeInstanceOf<JacksonSerializer<*>>()
         Keys.of(schema, "count", Int::class.javaObjectType, 0).typeName shouldBe "java.lang.Integer"
         Keys.nullable(schema, "note", String::class.java).typeName shouldBe "java.lang.String?"
     }

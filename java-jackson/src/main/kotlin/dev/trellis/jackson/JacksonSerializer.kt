@@ -7,14 +7,14 @@ import kotlinx.serialization.descriptors.SerialDescriptor
 import kotlinx.serialization.encoding.Decoder
 import kotlinx.serialization.encoding.Encoder
 import kotlinx.serialization.json.Json
-import kotlinx.serialization.json.JsonDecoder
 import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonDecoder
 import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonEncoder
 import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.JsonUnquotedLiteral
-import kotlinx.serialization.json.JsonEncoder
 import tools.jackson.core.JacksonException
 import tools.jackson.core.type.TypeReference
 import tools.jackson.databind.DeserializationFeature
@@ -48,14 +48,18 @@ public class JacksonSerializer<T> private constructor(
     public val type: JavaType,
 ) : KSerializer<T> {
     @OptIn(ExperimentalSerializationApi::class)
-    override val descriptor: SerialDescriptor = SerialDescriptor(type.toCanonical(), JsonElement.serializer().descriptor)
+    override val descriptor: SerialDescriptor =
+        SerialDescriptor(type.toCanonical(), JsonElement.serializer().descriptor)
 
     override fun serialize(encoder: Encoder, value: T) {
         val json = encoder as? JsonEncoder ?: throw SerializationException(notJson("write", encoder))
         val text = try {
             mapper.writeValueAsString(value)
         } catch (e: JacksonException) {
-            throw SerializationException("Jackson could not write a value of type ${type.toCanonical()}: ${e.originalMessage}", e)
+            throw SerializationException(
+                "Jackson could not write a value of type ${type.toCanonical()}: ${e.originalMessage}",
+                e,
+            )
         }
         json.encodeJsonElement(exactNumbers(Json.parseToJsonElement(text)))
     }
@@ -66,7 +70,10 @@ public class JacksonSerializer<T> private constructor(
         return try {
             mapper.readValue(element.toString(), type)
         } catch (e: JacksonException) {
-            throw SerializationException("Jackson could not read a value of type ${type.toCanonical()} from $element: ${e.originalMessage}", e)
+            throw SerializationException(
+                "Jackson could not read a value of type ${type.toCanonical()} from $element: ${e.originalMessage}",
+                e,
+            )
         }
     }
 
@@ -145,11 +152,17 @@ public class JacksonSerializer<T> private constructor(
         /** A serializer of lists of [elementType] using the [defaultMapper]. */
         @JvmStatic
         public fun <E> listOf(elementType: Class<E>): JacksonSerializer<List<E>> =
-            JacksonSerializer(DEFAULT_MAPPER, DEFAULT_MAPPER.typeFactory.constructCollectionType(List::class.java, elementType))
+            JacksonSerializer(
+                DEFAULT_MAPPER,
+                DEFAULT_MAPPER.typeFactory.constructCollectionType(List::class.java, elementType),
+            )
 
         /** A serializer of maps from [keyType] to [valueType] using the [defaultMapper]. */
         @JvmStatic
         public fun <K, V> mapOf(keyType: Class<K>, valueType: Class<V>): JacksonSerializer<Map<K, V>> =
-            JacksonSerializer(DEFAULT_MAPPER, DEFAULT_MAPPER.typeFactory.constructMapType(Map::class.java, keyType, valueType))
+            JacksonSerializer(
+                DEFAULT_MAPPER,
+                DEFAULT_MAPPER.typeFactory.constructMapType(Map::class.java, keyType, valueType),
+            )
     }
 }

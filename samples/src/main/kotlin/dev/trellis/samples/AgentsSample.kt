@@ -66,7 +66,10 @@ internal object AgentsSample : Sample {
         val agent = MemoryChatAgent()
         val chat = graph(agent)
         val results = coroutineScope {
-            users.map { user -> async { runAndCollect(chat, stateOf(Conversation.user to user), context, onEvent = onEvent) } }.awaitAll()
+            users.map {
+                user ->
+                async { runAndCollect(chat, stateOf(Conversation.user to user), context, onEvent = onEvent) }
+            }.awaitAll()
         }
         return SampleOutcome(
             results,

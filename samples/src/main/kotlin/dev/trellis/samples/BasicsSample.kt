@@ -39,7 +39,13 @@ internal object BasicsSample : Sample {
     }
 
     override suspend fun run(context: SampleContext, onEvent: suspend (RunEvent) -> Unit): SampleOutcome {
-        val result = runAndCollect(graph, stateOf(Greeting.person to "Trellis", Greeting.visits to 41), context, onEvent = onEvent)
+        val result =
+            runAndCollect(
+                graph,
+                stateOf(Greeting.person to "Trellis", Greeting.visits to 41),
+                context,
+                onEvent = onEvent,
+            )
         return SampleOutcome(listOf(result), listOf("Mermaid diagram of the graph:\n${graph.toMermaid()}"))
     }
 }

@@ -57,6 +57,11 @@ internal object CancellationSample : Sample {
         halfway.await()
         handle.cancel()
         val result = handle.await()
-        SampleOutcome(listOf(result), listOf("cancelled after item $CANCEL_AFTER: run ${result.status}, processed=${result.state[Batch.processed]}"))
+        SampleOutcome(
+            listOf(result),
+            listOf(
+                "cancelled after item $CANCEL_AFTER: run ${result.status}, processed=${result.state[Batch.processed]}",
+            ),
+        )
     }
 }

@@ -56,23 +56,47 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
                     it.status = "retrying"
                     it.attempt = event.attempt + 1
                 }
-                line(yellow("↻ ${node(run, event.nodeId, event.execution)} attempt ${event.attempt} failed: ${event.error.message}; retrying in ${event.delay.toMillis()} ms"))
+                line(
+                    yellow(
+                        "↻ ${node(
+                            run,
+                            event.nodeId,
+                            event.execution,
+                        )} attempt ${event.attempt} failed: ${event.error.message}; retrying in ${event.delay.toMillis()} ms",
+                    ),
+                )
             }
             is RunEvent.NodeCompleted -> {
                 finish(run, event.nodeId, "done", event.duration.toMillis())
                 val streamed = tokens.remove("$run/${event.nodeId}")?.toString()?.trim()
                 val extra = if (streamed.isNullOrEmpty()) "" else gray("  streamed: \"$streamed\"")
-                line(green("✔ ${node(run, event.nodeId, event.execution)} completed in ${event.duration.toMillis()} ms") + attempts(event.attempts) + extra)
+                line(
+                    green(
+                        "✔ ${node(run, event.nodeId, event.execution)} completed in ${event.duration.toMillis()} ms",
+                    ) +
+                        attempts(event.attempts) +
+                        extra,
+                )
             }
             is RunEvent.NodeFailed -> {
                 finish(run, event.nodeId, "failed", event.duration.toMillis())
-                line(red("✘ ${node(run, event.nodeId, event.execution)} failed after ${event.attempts} attempt(s): ${event.error.message}"))
+                line(
+                    red(
+                        "✘ ${node(
+                            run,
+                            event.nodeId,
+                            event.execution,
+                        )} failed after ${event.attempts} attempt(s): ${event.error.message}",
+                    ),
+                )
             }
             is RunEvent.NodeCancelled -> {
                 finish(run, event.nodeId, "cancelled", null)
                 line(magenta("■ ${node(run, event.nodeId, event.execution)} cancelled"))
             }
-            is RunEvent.EdgeTaken -> line(gray("  ${prefix(run)}${event.from} → ${if (event.to == "__end__") "END" else event.to}"))
+            is RunEvent.EdgeTaken -> line(
+                gray("  ${prefix(run)}${event.from} → ${if (event.to == "__end__") "END" else event.to}"),
+            )
             is RunEvent.Custom -> when (val p = event.payload) {
                 is AgentEvent.Token -> {
                     tokens.getOrPut("$run/${event.nodeId}") { StringBuilder() }.append(p.text)
@@ -88,11 +112,23 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
                     line(brightBlue("  ${node(run, event.nodeId, event.execution)} ⋯ $p"))
                 }
             }
-            is RunEvent.RunCompleted -> line(bold(green("run $run COMPLETED in ${event.result.duration.toMillis()} ms")))
+            is RunEvent.RunCompleted -> line(
+                bold(green("run $run COMPLETED in ${event.result.duration.toMillis()} ms")),
+            )
             is RunEvent.RunFailed -> line(bold(red("run $run FAILED: ${event.error.message}")))
-            is RunEvent.RunCancelled -> line(bold(magenta("run $run CANCELLED after ${event.result.duration.toMillis()} ms")))
-            is RunEvent.RunInterrupted -> line(bold(yellow("run $run INTERRUPTED: ${event.result.interrupts.joinToString { "${it.nodeId} asks \"${it.payload}\"" }.ifEmpty { "drained" }}")))
-            is RunEvent.CheckpointSaved -> line(gray("  ${prefix(run)}checkpoint ${event.checkpoint}${if (event.full) " (full)" else ""} saved"))
+            is RunEvent.RunCancelled -> line(
+                bold(magenta("run $run CANCELLED after ${event.result.duration.toMillis()} ms")),
+            )
+            is RunEvent.RunInterrupted -> line(
+                bold(
+                    yellow(
+                        "run $run INTERRUPTED: ${event.result.interrupts.joinToString { "${it.nodeId} asks \"${it.payload}\"" }.ifEmpty { "drained" }}",
+                    ),
+                ),
+            )
+            is RunEvent.CheckpointSaved -> line(
+                gray("  ${prefix(run)}checkpoint ${event.checkpoint}${if (event.full) " (full)" else ""} saved"),
+            )
         }
     }
 
@@ -140,7 +176,13 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
                         "retrying" -> yellow("↻ retrying")
                         else -> cyan("${SPINNER[(ms / 100 % SPINNER.length).toInt()]} running")
                     }
-                    row("${prefix(row.run)}${row.node}#${row.execution}", status, row.attempt, "$ms ms", row.last.take(40))
+                    row(
+                        "${prefix(row.run)}${row.node}#${row.execution}",
+                        status,
+                        row.attempt,
+                        "$ms ms",
+                        row.last.take(40),
+                    )
                 }
             }
         }

@@ -48,6 +48,11 @@ internal object FanoutSample : Sample {
 
     override suspend fun run(context: SampleContext, onEvent: suspend (RunEvent) -> Unit): SampleOutcome {
         val result = runAndCollect(graph, stateOf(WordCount.text to TEXT), context, onEvent = onEvent)
-        return SampleOutcome(listOf(result), listOf("letters counted in parallel: ${result.state[WordCount.report]}, total ${result.state[WordCount.total]}"))
+        return SampleOutcome(
+            listOf(result),
+            listOf(
+                "letters counted in parallel: ${result.state[WordCount.report]}, total ${result.state[WordCount.total]}",
+            ),
+        )
     }
 }

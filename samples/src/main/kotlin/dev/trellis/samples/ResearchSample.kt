@@ -127,7 +127,10 @@ internal object ResearchSample : Sample {
         val searches = tools.all.map { tool ->
             node(
                 "search-${tool.source}",
-                retry = Retry.exponential(maxAttempts = 3, initialDelay = 100.milliseconds).retryOn { it is IOException },
+                retry = Retry.exponential(
+                    maxAttempts = 3,
+                    initialDelay = 100.milliseconds,
+                ).retryOn { it is IOException },
             ) {
                 emit(SearchProgress(tool.source, "querying (attempt $attempt)"))
                 val found = tool.search(get(Research.question))
@@ -147,7 +150,10 @@ internal object ResearchSample : Sample {
         }
         val publish = node("publish") {
             delay(50.milliseconds)
-            set(Research.published, "Report on '${get(Research.question)}' (draft ${get(Research.drafts)}): ${get(Research.draft)}")
+            set(
+                Research.published,
+                "Report on '${get(Research.question)}' (draft ${get(Research.drafts)}): ${get(Research.draft)}",
+            )
         }
 
         start(plan)
@@ -169,7 +175,8 @@ internal object ResearchSample : Sample {
     override suspend fun run(context: SampleContext, onEvent: suspend (RunEvent) -> Unit): SampleOutcome {
         val tools = Tools()
         val writer = WriterAgent()
-        val result = runAndCollect(graph(tools, writer), stateOf(Research.question to QUESTION), context, onEvent = onEvent)
+        val result =
+            runAndCollect(graph(tools, writer), stateOf(Research.question to QUESTION), context, onEvent = onEvent)
         return SampleOutcome(
             listOf(result),
             listOf(

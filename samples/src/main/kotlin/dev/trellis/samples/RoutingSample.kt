@@ -47,6 +47,11 @@ internal object RoutingSample : Sample {
 
     override suspend fun run(context: SampleContext, onEvent: suspend (RunEvent) -> Unit): SampleOutcome {
         val results = tickets.map { runAndCollect(graph, stateOf(Ticket.text to it), context, onEvent = onEvent) }
-        return SampleOutcome(results, results.map { "'${it.state[Ticket.text]}' → ${it.state[Ticket.category]}: ${it.state[Ticket.answer]}" })
+        return SampleOutcome(
+            results,
+            results.map {
+                "'${it.state[Ticket.text]}' → ${it.state[Ticket.category]}: ${it.state[Ticket.answer]}"
+            },
+        )
     }
 }

@@ -26,7 +26,9 @@ internal class SampleContext(
     private val dispatcher: CoroutineDispatcher? = null,
     private val timeSource: TimeSource = TimeSource.Monotonic,
 ) {
-    fun options(runId: String? = null): RunOptions = RunOptions(runId = runId, dispatcher = dispatcher, timeSource = timeSource)
+    fun options(
+        runId: String? = null,
+    ): RunOptions = RunOptions(runId = runId, dispatcher = dispatcher, timeSource = timeSource)
 }
 
 /** What a sample did: the result of each of its runs, and lines worth showing after them. */

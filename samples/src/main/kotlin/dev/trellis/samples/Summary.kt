@@ -15,7 +15,10 @@ import kotlin.time.Duration
 internal fun Terminal.printSummary(outcome: SampleOutcome, total: Duration) {
     println()
     for (result in outcome.results) {
-        println(bold("Run ${result.runId.take(8)} of '${result.graphId}': ") + status(result.status) + " in ${result.duration.toMillis()} ms")
+        println(
+            bold("Run ${result.runId.take(8)} of '${result.graphId}': ") + status(result.status) +
+                " in ${result.duration.toMillis()} ms",
+        )
         result.error?.let { println(red("  error: ${it.message}")) }
         println(
             table {

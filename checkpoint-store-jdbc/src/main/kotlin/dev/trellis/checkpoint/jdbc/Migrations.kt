@@ -52,7 +52,13 @@ public object Migrations {
      * Brings the tables up to [latest] inside the caller's transaction, which must already exclude concurrent
      * migrators (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: an advisory lock).
      */
-    public fun migrate(connection: Connection, versionTable: String, runs: String, checkpoints: String, description: String) {
+    public fun migrate(
+        connection: Connection,
+        versionTable: String,
+        runs: String,
+        checkpoints: String,
+        description: String,
+    ) {
         connection.createStatement().use {
             it.execute(
                 "CREATE TABLE IF NOT EXISTS $versionTable (version INTEGER NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL)",

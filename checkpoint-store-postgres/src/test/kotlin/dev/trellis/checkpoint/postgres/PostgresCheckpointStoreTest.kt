@@ -23,7 +23,11 @@ class PostgresCheckpointStoreTest : CheckpointStoreContract() {
 
     private fun newSchema(): String = TestPostgres.newSchema().also { schemas += it }
 
-    override fun openStore(clock: TestClock): CheckpointStore = PostgresCheckpointStore(TestPostgres.dataSource, newSchema(), clock)
+    override fun openStore(clock: TestClock): CheckpointStore = PostgresCheckpointStore(
+        TestPostgres.dataSource,
+        newSchema(),
+        clock,
+    )
 
     override fun cleanUp() {
         schemas.forEach(TestPostgres::dropSchema)

@@ -46,7 +46,10 @@ public class SqliteCheckpointStore private constructor(
         busyTimeout: Duration = Duration.ofSeconds(10),
         dispatcher: CoroutineDispatcher = Dispatchers.IO,
         syncEveryCommit: Boolean = false,
-    ) : this(path, JdbcCheckpointStore(SqliteEngine(path, dispatcher, busyTimeout, syncEveryCommit), clock, leaseDuration))
+    ) : this(
+        path,
+        JdbcCheckpointStore(SqliteEngine(path, dispatcher, busyTimeout, syncEveryCommit), clock, leaseDuration),
+    )
 
     override fun toString(): String = "SqliteCheckpointStore($path)"
 }

@@ -68,7 +68,12 @@ class SqliteCheckpointStoreTest : CheckpointStoreContract() {
             val file = dir.resolve("fresh-$i.db")
             val stores = listOf(SqliteCheckpointStore(file, clock), SqliteCheckpointStore(file, clock))
             try {
-                val outcomes = stores.mapIndexed { n, store -> async(Dispatchers.IO) { runCatching { store.claim("run", "owner-$n") } } }.awaitAll()
+                val outcomes = stores.mapIndexed {
+                    n,
+                    store,
+                    ->
+                    async(Dispatchers.IO) { runCatching { store.claim("run", "owner-$n") } }
+                }.awaitAll()
                 withClue("file $i: $outcomes") {
                     outcomes.count { it.isSuccess } shouldBe 1
                     (outcomes.single { it.isFailure }.exceptionOrNull() is RunOwnedException) shouldBe true

@@ -93,14 +93,18 @@ public object StoreRules {
     public fun checkWritable(lease: Lease, row: RunRow?) {
         if (row == null) {
             throw FencedOutException(
-                lease.runId, lease.epoch, null,
+                lease.runId,
+                lease.epoch,
+                null,
                 "Run '${lease.runId}' no longer exists (it was deleted); this process ('${lease.owner}') holds " +
                     "epoch ${lease.epoch} and must stop writing it. Claim the run again to start it anew.",
             )
         }
         if (row.epoch != lease.epoch) {
             throw FencedOutException(
-                lease.runId, lease.epoch, row.epoch,
+                lease.runId,
+                lease.epoch,
+                row.epoch,
                 "Another process ('${row.owner}') took over run '${lease.runId}' at epoch ${row.epoch}; this process " +
                     "('${lease.owner}') holds epoch ${lease.epoch} and must stop: its writes would overwrite newer " +
                     "checkpoints. Renew leases well before they expire (the lease ran until ${lease.expiresAt}).",
@@ -108,7 +112,9 @@ public object StoreRules {
         }
         if (row.owner != lease.owner) {
             throw FencedOutException(
-                lease.runId, lease.epoch, row.epoch,
+                lease.runId,
+                lease.epoch,
+                row.epoch,
                 "The lease of '${lease.owner}' on run '${lease.runId}' (epoch ${lease.epoch}) was released; claim " +
                     "the run again before writing to it.",
             )
@@ -133,7 +139,9 @@ public object StoreRules {
                 "that would leave a gap after ${row.latestSequence}"
             }
             throw CheckpointConflictException(
-                record.runId, record.sequence, row.latestSequence,
+                record.runId,
+                record.sequence,
+                row.latestSequence,
                 "Cannot append checkpoint ${record.sequence} to run '${record.runId}': the next sequence is " +
                     "$expected and $why. Re-read the latest checkpoint and continue from sequence $expected.",
             )
@@ -141,7 +149,9 @@ public object StoreRules {
         val parent = record.parentSequence
         if (parent != null && !parentExists(parent)) {
             throw CheckpointConflictException(
-                record.runId, record.sequence, row.latestSequence,
+                record.runId,
+                record.sequence,
+                row.latestSequence,
                 "Checkpoint ${record.sequence} of run '${record.runId}' names parent $parent, which is not stored " +
                     "(it was pruned). Point it at a stored checkpoint, or save a FULL checkpoint without that parent.",
             )

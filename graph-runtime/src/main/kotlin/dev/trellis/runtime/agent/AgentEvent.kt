@@ -35,7 +35,8 @@ public sealed class AgentEvent(
         /** What the agent did. */
         public val description: String,
     ) : AgentEvent(agent) {
-        override fun equals(other: Any?): Boolean = other is Step && other.agent == agent && other.description == description
+        override fun equals(other: Any?): Boolean =
+            other is Step && other.agent == agent && other.description == description
 
         override fun hashCode(): Int = 31 * agent.hashCode() + description.hashCode()
 

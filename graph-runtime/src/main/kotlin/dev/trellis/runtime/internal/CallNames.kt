@@ -9,12 +9,19 @@ import kotlinx.coroutines.currentCoroutineContext
  * call came through it (its coroutines carry [JavaCaller]).
  */
 internal class CallNames private constructor(private val java: Boolean) {
-    fun resume(runId: String): String = if (java) "runner.resumeAsync(\"$runId\")" else "graph.resume(\"$runId\", options)"
+    fun resume(
+        runId: String,
+    ): String = if (java) "runner.resumeAsync(\"$runId\")" else "graph.resume(\"$runId\", options)"
 
     fun resumeWithAnswers(runId: String): String =
-        if (java) "runner.resumeAsync(\"$runId\", Map.of(nodeId, answer, ...))" else "graph.resume(\"$runId\", options, mapOf(nodeId to answer, ...))"
+        if (java) {
+            "runner.resumeAsync(\"$runId\", Map.of(nodeId, answer, ...))"
+        } else {
+            "graph.resume(\"$runId\", options, mapOf(nodeId to answer, ...))"
+        }
 
-    fun fork(runId: String): String = if (java) "runner.forkAsync(\"$runId\", sequence)" else "graph.fork(\"$runId\", sequence, options)"
+    fun fork(runId: String): String =
+        if (java) "runner.forkAsync(\"$runId\", sequence)" else "graph.fork(\"$runId\", sequence, options)"
 
     fun delete(runId: String): String = if (java) "runner.deleteAsync(\"$runId\")" else "store.delete(\"$runId\")"
 
@@ -24,11 +31,15 @@ internal class CallNames private constructor(private val java: Boolean) {
     /** Why a new run cannot take [runId], whose latest checkpoint in the store has [status], and what to do. */
     fun runIdTaken(runId: String, status: String): String =
         if (status == Status.COMPLETED.name || status == Status.FAILED.name) {
-            "Run '$runId' already ended $status and its checkpoints are in the store, so a new run cannot take its id " +
-                "(and an ended run cannot be resumed). Start the new run with another run id ($runIdSetting), fork the " +
+            "Run '$runId' already ended $status and its checkpoints are in the store, so a new run cannot take " +
+                "its id " +
+                "(and an ended run cannot be resumed). Start the new run with another run id ($runIdSetting), " +
+                "fork the " +
                 "old run with ${fork(runId)} to run it again, or delete it first with ${delete(runId)}."
         } else {
-            "Run '$runId' already has checkpoints in the store; resume it with ${resume(runId)} (its latest checkpoint " +
+            "Run '$runId' already has checkpoints in the store; resume it with ${resume(
+                runId,
+            )} (its latest checkpoint " +
                 "is $status), or start a new run with another run id ($runIdSetting)."
         }
 

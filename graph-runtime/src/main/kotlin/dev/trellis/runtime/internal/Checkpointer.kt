@@ -9,11 +9,11 @@ import dev.trellis.graph.State
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.internal.checkpoint.PositionCodec
 import dev.trellis.runtime.internal.checkpoint.PositionEncoder
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.delay
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
-import kotlinx.coroutines.currentCoroutineContext
-import kotlinx.coroutines.delay
 
 /**
  * Writes a run's checkpoints: holds the run's lease (one writer per run, fenced), numbers checkpoints, and
@@ -159,15 +159,41 @@ internal class Checkpointer(
      * due, else a delta — and returns its sequence.
      * @throws FencedOutException when another process took the run over ([fencedOut] is then set).
      */
-    suspend fun checkpoint(status: String, full: Boolean, state: State, position: Position, recorder: RunRecorder): Long = try {
+    suspend fun checkpoint(
+        status: String,
+        full: Boolean,
+        state: State,
+        position: Position,
+        recorder: RunRecorder,
+    ): Long = try {
         save(status, full) { isFull, createdAt ->
             if (isFull) {
                 PositionCodec.wrap(
-                    PositionEncoder.full(graph, runId, status, state, position, recorder.nodeStatus, recorder.interrupts, recorder.errors),
+                    PositionEncoder.full(
+                        graph,
+                        runId,
+                        status,
+                        state,
+                        position,
+                        recorder.nodeStatus,
+                        recorder.interrupts,
+                        recorder.errors,
+                    ),
                     createdAt,
                 )
             } else {
-                PositionEncoder.delta(graph, runId, status, this, state, position, recorder.nodeStatus, recorder.interrupts, recorder.errors, createdAt)
+                PositionEncoder.delta(
+                    graph,
+                    runId,
+                    status,
+                    this,
+                    state,
+                    position,
+                    recorder.nodeStatus,
+                    recorder.interrupts,
+                    recorder.errors,
+                    createdAt,
+                )
             }
         }
     } catch (e: FencedOutException) {

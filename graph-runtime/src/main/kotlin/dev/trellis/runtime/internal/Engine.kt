@@ -15,13 +15,6 @@ import dev.trellis.runtime.internal.checkpoint.PositionEncoder
 import dev.trellis.runtime.internal.checkpoint.ReadBack
 import dev.trellis.runtime.internal.checkpoint.Restored
 import dev.trellis.runtime.internal.checkpoint.TriggerData
-import java.time.Clock
-import java.time.Duration
-import java.time.Instant
-import kotlin.coroutines.ContinuationInterceptor
-import kotlin.time.TimeMark
-import kotlin.time.TimeSource
-import kotlin.time.toJavaDuration
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
@@ -31,6 +24,13 @@ import kotlinx.coroutines.channels.SendChannel
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
+import java.time.Clock
+import java.time.Duration
+import java.time.Instant
+import kotlin.coroutines.ContinuationInterceptor
+import kotlin.time.TimeMark
+import kotlin.time.TimeSource
+import kotlin.time.toJavaDuration
 
 /**
  * The scheduler of one run: its lifecycle, and what ties the pieces below together. Rules: `docs/semantics.md`.
@@ -132,7 +132,12 @@ internal class Engine(
             counts[index] = node.count
             recorder.nodeStatus[index] = Status.valueOf(node.status)
         }
-        data.lastWriters.forEach { (key, node) -> graph.schema.keyOrNull(key)?.let { position.lastWriter[it.index] = node } }
+        data.lastWriters.forEach { (key, node) ->
+            graph.schema.keyOrNull(key)?.let {
+                position.lastWriter[it.index] =
+                    node
+            }
+        }
         position.restore(
             counts,
             data.totalExecutions,
@@ -154,7 +159,8 @@ internal class Engine(
         if (channel >= 0) return Triple(node, channel, trigger.tokens)
         if (channels.start[node] == channels.start[node + 1]) {
             throw CheckpointFormatException(
-                "The checkpoint holds a trigger of node '${trigger.node}', which no edge of graph '${graph.id}' leads to any more; " +
+                "The checkpoint holds a trigger of node '${trigger.node}', which no edge of graph '${graph.id}' " +
+                    "leads to any more; " +
                     "resume the run with the graph version that wrote it, or fork from an earlier checkpoint.",
             )
         }
@@ -182,7 +188,13 @@ internal class Engine(
     private fun resolveTime(caller: ContinuationInterceptor?) {
         val test = TestSchedulers.testDispatcher(options.dispatcher ?: caller)
         childContext = options.dispatcher ?: test ?: Dispatchers.Default
-        val timeSource = if (test != null && options.timeSource === TimeSource.Monotonic) TestSchedulers.timeSource(test) else options.timeSource
+        val timeSource = if (test != null &&
+            options.timeSource === TimeSource.Monotonic
+        ) {
+            TestSchedulers.timeSource(test)
+        } else {
+            options.timeSource
+        }
         if (test != null && options.clock == Clock.systemUTC()) clock = TestSchedulers.clock(test)
         monotonic = timeSource === TimeSource.Monotonic
         origin = timeSource.markNow()
@@ -224,13 +236,18 @@ internal class Engine(
         try {
             if (timeout == null) {
                 loop()
-            } else if (withTimeoutOrNull(timeout) { loop(); true } == null) {
+            } else if (withTimeoutOrNull(timeout) {
+                    loop()
+                    true
+                } == null
+            ) {
                 fail(RunTimeoutException(timeout.toJavaDuration()))
                 drainCancelled()
             }
             status = when {
                 errors.isNotEmpty() -> Status.FAILED
-                recorder.interrupts.isNotEmpty() || (drained && position.readyCount + position.pendingTriggers > 0) -> Status.INTERRUPTED
+                recorder.interrupts.isNotEmpty() -> Status.INTERRUPTED
+                drained && position.readyCount + position.pendingTriggers > 0 -> Status.INTERRUPTED
                 else -> Status.COMPLETED
             }
             // Inside the try: a run cancelled while its last checkpoint is saved ends CANCELLED like any other.
@@ -290,7 +307,9 @@ internal class Engine(
     }
 
     suspend fun emitRetrying(execution: Execution, error: Throwable, delay: Duration) {
-        outbox.nodeSend { RunEvent.NodeRetrying(runId, now(), execution.node.id, execution.number, execution.attempt, error, delay) }
+        outbox.nodeSend {
+            RunEvent.NodeRetrying(runId, now(), execution.node.id, execution.number, execution.attempt, error, delay)
+        }
     }
 
     private fun result(status: Status): RunResult =

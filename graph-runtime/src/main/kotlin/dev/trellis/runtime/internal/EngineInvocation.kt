@@ -32,7 +32,10 @@ internal suspend fun Engine.resultFor(options: RunOptions): RunResult {
  * A cold flow of the events of the engine [create] makes for each collection: the run goes on in a child
  * coroutine, events are numbered in delivery order, and a collector that stops reading cancels the run.
  */
-internal fun engineEvents(options: RunOptions, create: suspend (SendChannel<RunEvent>) -> Engine): Flow<RunEvent> = flow {
+internal fun engineEvents(
+    options: RunOptions,
+    create: suspend (SendChannel<RunEvent>) -> Engine,
+): Flow<RunEvent> = flow {
     coroutineScope {
         val channel = Channel<RunEvent>(EVENT_BUFFER)
         val engine = create(channel)

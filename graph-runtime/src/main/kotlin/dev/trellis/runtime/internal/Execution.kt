@@ -33,6 +33,7 @@ internal class Execution(
 
     var status: Status = Status.EXECUTING
     var error: Throwable? = null
+
     /** While the execution runs, the time it started (see [Engine.nanoTime]); then how long it ran. */
     var durationNanos: Long = 0
 
@@ -124,15 +125,15 @@ internal class Execution(
 
     override fun interrupt(payload: String): String = engine.takeAnswer(index) ?: throw InterruptSignal(payload)
 
-    /**
-     * Runs the attempts of this execution until one succeeds, the retry policy gives up, or the coroutine is
-     * cancelled (then [status] is CANCELLED and the cancellation is rethrown).
-     */
     // The node's policies are read where needed, not kept in fields: an execution is allocated per step.
     private val retry: Retry get() = node.retry ?: engine.graph.config.defaultRetry
     private val timeout: kotlin.time.Duration? get() = node.timeout ?: engine.graph.config.defaultNodeTimeout
 
-    /** Runs the execution: one attempt in one frame in the common case, else [runAttempts]. */
+    /**
+     * Runs the execution: one attempt in one frame in the common case, else [runAttempts], until one attempt
+     * succeeds, the retry policy gives up, or the coroutine is cancelled (then [status] is CANCELLED and the
+     * cancellation is rethrown).
+     */
     suspend inline fun run() {
         if (timeout == null && retry.maxAttempts == 1) runOnce() else runAttempts()
     }
@@ -228,4 +229,6 @@ private val JOB: AtomicReferenceFieldUpdater<Execution, Job> =
     AtomicReferenceFieldUpdater.newUpdater(Execution::class.java, Job::class.java, "job")
 
 /** Thrown by [NodeScope.interrupt] to end the attempt; never seen by users unless their node catches it. */
-internal class InterruptSignal(val payload: String) : RuntimeException("The node asked for input: $payload", null, false, false)
+internal class InterruptSignal(
+    val payload: String,
+) : RuntimeException("The node asked for input: $payload", null, false, false)

@@ -40,6 +40,7 @@ internal fun merge(
     for (i in 0 until count) {
         val k = execution.writeKeyAt(i)
         val update = execution.writeValueAt(i)
+
         @Suppress("UNCHECKED_CAST")
         val reducer = keys[k].reducer as Reducer<Any?>?
         val old = values[k]

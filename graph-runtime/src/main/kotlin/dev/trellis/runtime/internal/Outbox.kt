@@ -61,7 +61,8 @@ internal class Outbox(
         } catch (e: ClosedSendChannelException) {
             if (!draining) throw e // The reader is gone.
         } catch (e: CancellationException) {
-            if (!draining) throw e // The reader cancelled the channel; the run's own cancellation is rethrown by execute().
+            // The reader cancelled the channel; the run's own cancellation is rethrown by execute().
+            if (!draining) throw e
         }
     }
 

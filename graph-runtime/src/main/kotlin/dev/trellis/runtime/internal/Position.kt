@@ -1,7 +1,7 @@
 package dev.trellis.runtime.internal
 
-import dev.trellis.graph.State
 import dev.trellis.graph.InputChannels
+import dev.trellis.graph.State
 
 /**
  * The scheduler's position in a run: execution counts, what runs, what is ready, the tokens waiting on each input
@@ -15,6 +15,7 @@ internal class Position(private val size: Int, input: State, private val channel
         private set
     var totalExecutions = 0
         private set
+
     /** Set when a node failed: edges are no longer decided and nothing new starts. */
     var failed = false
 
@@ -161,7 +162,13 @@ internal class Position(private val size: Int, input: State, private val channel
      * Puts back a position read from a checkpoint; [tokens] lists (node, channel, count) with the nodes in the order
      * they came to hold a trigger.
      */
-    fun restore(counts: IntArray, totalExecutions: Int, version: Long, tokens: List<Triple<Int, Int, Int>>, ready: List<Int>) {
+    fun restore(
+        counts: IntArray,
+        totalExecutions: Int,
+        version: Long,
+        tokens: List<Triple<Int, Int, Int>>,
+        ready: List<Int>,
+    ) {
         counts.copyInto(this.counts)
         this.totalExecutions = totalExecutions
         this.version = version

@@ -70,7 +70,18 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
             status,
             state,
             { nodeResults(kept, countsCopy, statuses, lastErrors) },
-            { kept.map { NodeExecution(it.node.id, it.number, it.status, it.attempt, Duration.ofNanos(it.durationNanos), it.error) } },
+            {
+                kept.map {
+                    NodeExecution(
+                        it.node.id,
+                        it.number,
+                        it.status,
+                        it.attempt,
+                        Duration.ofNanos(it.durationNanos),
+                        it.error,
+                    )
+                }
+            },
             dropped,
             Duration.ofNanos(endNanos - startNanos),
             errors.toList(),
@@ -90,7 +101,15 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
         val nodes = LinkedHashMap<String, NodeResult>()
         for (i in 0 until size) {
             val id = topology.nodes[i].id
-            nodes[id] = NodeResult(id, statuses[i], counts[i], attempts[i], Duration.ofNanos(nanos[i]), lastErrors[i] ?: historyErrors[i])
+            nodes[id] =
+                NodeResult(
+                    id,
+                    statuses[i],
+                    counts[i],
+                    attempts[i],
+                    Duration.ofNanos(nanos[i]),
+                    lastErrors[i] ?: historyErrors[i],
+                )
         }
         return nodes
     }

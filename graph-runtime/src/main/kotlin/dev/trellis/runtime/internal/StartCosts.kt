@@ -15,6 +15,8 @@ internal object StartCosts {
 
     /** The start costs of the nodes of [topology], by node index. */
     fun of(topology: Topology): AtomicLongArray = synchronized(byTopology) {
-        byTopology.getOrPut(topology) { AtomicLongArray(topology.size).also { for (i in 0 until topology.size) it.set(i, Long.MAX_VALUE) } }
+        byTopology.getOrPut(topology) {
+            AtomicLongArray(topology.size).also { for (i in 0 until topology.size) it.set(i, Long.MAX_VALUE) }
+        }
     }
 }

@@ -100,7 +100,15 @@ private fun Engine.sendCompleted(execution: Execution) = outbox.post {
 private fun Engine.failed(execution: Execution) {
     val error = execution.error!!
     outbox.post {
-        RunEvent.NodeFailed(runId, now(), execution.node.id, execution.number, execution.attempt, error, Duration.ofNanos(execution.durationNanos))
+        RunEvent.NodeFailed(
+            runId,
+            now(),
+            execution.node.id,
+            execution.number,
+            execution.attempt,
+            error,
+            Duration.ofNanos(execution.durationNanos),
+        )
     }
     fail(error)
 }
@@ -119,7 +127,13 @@ internal fun Engine.fail(error: Throwable) {
  * way, and its coroutine may be the one driving the scheduler right now.
  */
 private fun Engine.cancelRunning() {
-    for (execution in position.running) if (execution != null && execution.status == Status.EXECUTING) execution.cancel()
+    for (execution in position.running) {
+        if (execution != null &&
+            execution.status == Status.EXECUTING
+        ) {
+            execution.cancel()
+        }
+    }
 }
 
 /**
@@ -129,7 +143,8 @@ private fun Engine.cancelRunning() {
 private fun Engine.mergeWrites(execution: Execution): Throwable? {
     val count = execution.writeCount
     if (count == 0) return null
-    val merged = merge(graph.schema, currentState, execution, topology.keys, position.lastWriter, position.version, readBack)
+    val merged =
+        merge(graph.schema, currentState, execution, topology.keys, position.lastWriter, position.version, readBack)
     if (merged !is State) return merged as Throwable
     val everyStep = checkpointer?.everyStep == true
     for (i in 0 until count) {

@@ -53,9 +53,13 @@ private object TestTypes {
 
     fun asTestDispatcher(interceptor: ContinuationInterceptor): CoroutineDispatcher? = interceptor as? TestDispatcher
 
-    fun timeSource(testDispatcher: CoroutineDispatcher): TimeSource = (testDispatcher as TestDispatcher).scheduler.timeSource
+    fun timeSource(testDispatcher: CoroutineDispatcher): TimeSource =
+        (testDispatcher as TestDispatcher).scheduler.timeSource
 
-    fun clock(testDispatcher: CoroutineDispatcher): Clock = VirtualClock((testDispatcher as TestDispatcher).scheduler, ZoneOffset.UTC)
+    fun clock(testDispatcher: CoroutineDispatcher): Clock = VirtualClock(
+        (testDispatcher as TestDispatcher).scheduler,
+        ZoneOffset.UTC,
+    )
 }
 
 /**

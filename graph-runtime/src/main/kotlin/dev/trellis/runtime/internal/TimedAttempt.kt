@@ -59,7 +59,8 @@ internal class TimedAttempt(private val execution: Execution) : NodeScope {
         for (i in keys.indices) {
             if (keys[i] != key) continue
             @Suppress("UNCHECKED_CAST")
-            value = if (reducer == null || value === State.Unset) values[i] else reducer.reduce(value as T, values[i] as T)
+            value =
+                if (reducer == null || value === State.Unset) values[i] else reducer.reduce(value as T, values[i] as T)
         }
         if (value === State.Unset) return state[key] // throws with the key's name
         @Suppress("UNCHECKED_CAST")

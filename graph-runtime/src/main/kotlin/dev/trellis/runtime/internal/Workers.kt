@@ -101,7 +101,13 @@ private fun Engine.start(scope: CoroutineScope, handoff: Handoff, execution: Exe
     childScope!!.launch(start = CoroutineStart.UNDISPATCHED) {
         try {
             // Not started when a fail-fast cancellation came first, or when the run was cancelled meanwhile.
-            if (isActive && execution.claim(coroutineContext[Job]!!)) execution.run() else execution.status = Status.CANCELLED
+            if (isActive &&
+                execution.claim(coroutineContext[Job]!!)
+            ) {
+                execution.run()
+            } else {
+                execution.status = Status.CANCELLED
+            }
         } finally {
             if (handoff.offer(execution)) driveFromNode(scope, handoff)
         }

@@ -145,7 +145,10 @@ class AgentNodeTest {
     @Test
     fun `a failed attempt is rolled back before the retry`() = runTest {
         val agent = MemoryAgent(failFirst = true)
-        val result = chatGraph(agent, retry = Retry.fixed(2, 10.milliseconds)).invoke(stateOf(Chat.user to "ada"), options())
+        val result = chatGraph(
+            agent,
+            retry = Retry.fixed(2, 10.milliseconds),
+        ).invoke(stateOf(Chat.user to "ada"), options())
         result.node("ask").attempts shouldBe 2
         result.state[Chat.reply] shouldBe "system: be brief | user ada: hello"
         agent.history shouldContainExactly listOf("system: be brief")

@@ -17,7 +17,9 @@ class TestingGuideTest {
         val shown = guide.substring(start + marker.length, guide.indexOf("```", start + marker.length))
         val source = Files.readString(Path.of("src/test/kotlin/dev/trellis/runtime/guide/SupportGraphTest.kt"))
         val example = source.substringAfter("\n").trimStart('\n')
-        withClue("docs/testing.md and SupportGraphTest.kt differ: copy the test file (without its package line) into the guide") {
+        withClue(
+            "docs/testing.md and SupportGraphTest.kt differ: copy the test file (without its package line) into the guide",
+        ) {
             shown shouldBe example
         }
     }

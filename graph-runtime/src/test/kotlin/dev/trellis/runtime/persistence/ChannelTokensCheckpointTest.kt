@@ -26,7 +26,10 @@ class ChannelTokensCheckpointTest {
     // plan loops three times quickly while notify's first execution is slow and then asks for input: two tokens from
     // plan wait on notify's channel when the run pauses.
     private val graph = graph("plan-notify", Plans) {
-        val p = node("plan") { delay(1); update(Plans.plans) { it + 1 } }
+        val p = node("plan") {
+            delay(1)
+            update(Plans.plans) { it + 1 }
+        }
         val n = node("notify") {
             delay(20)
             if (executionCount == 1) interrupt("notify?")
@@ -41,7 +44,14 @@ class ChannelTokensCheckpointTest {
     @Test
     fun `tokens waiting when a run pauses become one execution each after resume`() = runTest {
         val store = InMemoryCheckpointStore()
-        val options = virtualTime().let { RunOptions(runId = "tokens", checkpointing = Checkpointing(store), dispatcher = it.dispatcher, timeSource = it.timeSource) }
+        val options = virtualTime().let {
+            RunOptions(
+                runId = "tokens",
+                checkpointing = Checkpointing(store),
+                dispatcher = it.dispatcher,
+                timeSource = it.timeSource,
+            )
+        }
         val paused = graph.invoke(options = options)
         paused.status shouldBe Status.INTERRUPTED
         paused.node("plan").executions shouldBe 3
@@ -58,17 +68,37 @@ class ChannelTokensCheckpointTest {
     @Test
     fun `a checkpoint of the first format, one trigger per node without its source, still resumes`() = runTest {
         val store = InMemoryCheckpointStore()
-        val options = virtualTime().let { RunOptions(runId = "first-format", checkpointing = Checkpointing(store), dispatcher = it.dispatcher, timeSource = it.timeSource) }
+        val options = virtualTime().let {
+            RunOptions(
+                runId = "first-format",
+                checkpointing = Checkpointing(store),
+                dispatcher = it.dispatcher,
+                timeSource = it.timeSource,
+            )
+        }
         graph.invoke(options = options).status shouldBe Status.INTERRUPTED
         val latest = store.latest("first-format")!!
         // What the first format wrote: a stamp per triggered node and the next stamp, no channel and no count.
         val firstFormat = latest.payload
-            .replace("\"triggers\":[{\"node\":\"notify\",\"stamp\":0,\"from\":\"plan\",\"tokens\":2}]", "\"triggers\":[{\"node\":\"notify\",\"stamp\":4}],\"nextStamp\":5")
+            .replace(
+                "\"triggers\":[{\"node\":\"notify\",\"stamp\":0,\"from\":\"plan\",\"tokens\":2}]",
+                "\"triggers\":[{\"node\":\"notify\",\"stamp\":4}],\"nextStamp\":5",
+            )
         (firstFormat != latest.payload) shouldBe true
         val lease = store.claim("first-format", "first-format-writer")
         store.append(
             lease,
-            CheckpointRecord("first-format", latest.sequence + 1, latest.sequence, graph.id, 1, Instant.now(), "INTERRUPTED", CheckpointRecord.Kind.FULL, firstFormat),
+            CheckpointRecord(
+                "first-format",
+                latest.sequence + 1,
+                latest.sequence,
+                graph.id,
+                1,
+                Instant.now(),
+                "INTERRUPTED",
+                CheckpointRecord.Kind.FULL,
+                firstFormat,
+            ),
         )
         store.release(lease)
 

@@ -45,11 +45,29 @@ class CheckpointBadInputTest {
         RunOptions(runId = runId, checkpointing = Checkpointing(store, owner = "resumer", fullSnapshotEvery = 10))
 
     /** Appends [payload] as the next checkpoint of [runId], as a buggy or malicious writer would. */
-    private suspend fun appendRaw(store: InMemoryCheckpointStore, runId: String, kind: CheckpointRecord.Kind, payload: String): Long {
+    private suspend fun appendRaw(
+        store: InMemoryCheckpointStore,
+        runId: String,
+        kind: CheckpointRecord.Kind,
+        payload: String,
+    ): Long {
         val latest = store.latest(runId)!!
         val lease = store.claim(runId, "tamperer")
         val sequence = latest.sequence + 1
-        store.append(lease, CheckpointRecord(runId, sequence, latest.sequence, pipeline.id, 1, Instant.now(), "INTERRUPTED", kind, payload))
+        store.append(
+            lease,
+            CheckpointRecord(
+                runId,
+                sequence,
+                latest.sequence,
+                pipeline.id,
+                1,
+                Instant.now(),
+                "INTERRUPTED",
+                kind,
+                payload,
+            ),
+        )
         store.release(lease)
         return sequence
     }
@@ -62,10 +80,18 @@ class CheckpointBadInputTest {
         val bad = appendRaw(store, "bad-1", CheckpointRecord.Kind.FULL, "{\"scope\": \"trellis.run\", garbage")
         val before = store.history("bad-1").map { it.sequence }
 
-        val error = shouldThrow<CheckpointFormatException> { pipeline.resume("bad-1", options(store), mapOf("approve" to "yes")) }
+        val error =
+            shouldThrow<CheckpointFormatException> {
+                pipeline.resume(
+                    "bad-1",
+                    options(store),
+                    mapOf("approve" to "yes"),
+                )
+            }
         error.message shouldContain "checkpoint $bad of run 'bad-1'"
         error.message shouldContain "corrupt"
-        shouldThrow<CheckpointFormatException> { pipeline.stateAt(store, "bad-1") }.message shouldContain "checkpoint $bad of run 'bad-1'"
+        shouldThrow<CheckpointFormatException> { pipeline.stateAt(store, "bad-1") }.message shouldContain
+            "checkpoint $bad of run 'bad-1'"
 
         // nothing happened: no checkpoint written, no lease taken (another owner can claim at once)
         store.history("bad-1").map { it.sequence } shouldBe before
@@ -74,7 +100,8 @@ class CheckpointBadInputTest {
         pipeline.stateAt(store, "bad-1", good)[Doc.log] shouldContainExactly listOf("plan")
         val forked = pipeline.fork("bad-1", good, options(store, "bad-1-fork"))
         forked.status shouldBe Status.INTERRUPTED
-        pipeline.resume("bad-1-fork", options(store), "yes").state[Doc.log] shouldContainExactly listOf("plan", "publish")
+        pipeline.resume("bad-1-fork", options(store), "yes").state[Doc.log] shouldContainExactly
+            listOf("plan", "publish")
     }
 
     @Test
@@ -97,10 +124,18 @@ class CheckpointBadInputTest {
             start(ask)
         }
         other.invoke(options = options(store, "foreign")).status shouldBe Status.INTERRUPTED
-        val error = shouldThrow<CheckpointFormatException> { pipeline.resume("foreign", options(store), mapOf("approve" to "yes")) }
+        val error =
+            shouldThrow<CheckpointFormatException> {
+                pipeline.resume(
+                    "foreign",
+                    options(store),
+                    mapOf("approve" to "yes"),
+                )
+            }
         error.message shouldContain "run 'foreign'"
         error.message shouldContain "belongs to graph 'other-graph', not to graph 'bad-pipeline'"
-        shouldThrow<CheckpointFormatException> { pipeline.stateAt(store, "foreign") }.message shouldContain "belongs to graph 'other-graph'"
+        shouldThrow<CheckpointFormatException> { pipeline.stateAt(store, "foreign") }.message shouldContain
+            "belongs to graph 'other-graph'"
         // the right graph still resumes it
         other.resume("foreign", options(store), "yes").state[Doc.approved] shouldBe "yes"
     }
@@ -119,12 +154,17 @@ class CheckpointBadInputTest {
         // Drained after plan: approve is ready and never ran, so it is only in the checkpoint's frontier.
         val control = RunControl()
         val twoSteps = graph("bad-pipeline", Doc) {
-            val plan = node("plan") { set(Doc.log, listOf("plan")); control.drain() }
+            val plan = node("plan") {
+                set(Doc.log, listOf("plan"))
+                control.drain()
+            }
             val publish = node("publish") { set(Doc.log, listOf("publish")) }
             start(plan)
             plan then publish
         }
-        val drained = twoSteps.invoke(options = RunOptions(runId = "gone-1", control = control, checkpointing = Checkpointing(store)))
+        val drained = twoSteps.invoke(
+            options = RunOptions(runId = "gone-1", control = control, checkpointing = Checkpointing(store)),
+        )
         drained.status shouldBe Status.INTERRUPTED
         store.latest("gone-1")!!.status shouldBe "DRAINED"
         val onlyPlan = graph("bad-pipeline", Doc) { start(node("plan") { set(Doc.log, listOf("plan")) }) }
@@ -135,10 +175,13 @@ class CheckpointBadInputTest {
         error.message shouldContain "state schema 'bad-doc' version 1"
         error.message shouldContain "checkpoint ${store.latest("gone-1")!!.sequence} of run 'gone-1'"
         // a fork and a snapshot of that checkpoint are refused the same way
-        shouldThrow<CheckpointFormatException> { onlyPlan.fork("gone-1", store.latest("gone-1")!!.sequence, options(store, "gone-1-fork")) }
+        shouldThrow<CheckpointFormatException> {
+            onlyPlan.fork("gone-1", store.latest("gone-1")!!.sequence, options(store, "gone-1-fork"))
+        }
             .message shouldContain "node 'publish'"
         val snapshot = twoSteps.takeSnapshot(store, "gone-1").toJson()
-        shouldThrow<CheckpointFormatException> { onlyPlan.loadSnapshot(snapshot) }.message shouldContain "node 'publish'"
+        shouldThrow<CheckpointFormatException> { onlyPlan.loadSnapshot(snapshot) }.message shouldContain
+            "node 'publish'"
         // the graph that wrote it still resumes it
         twoSteps.resume("gone-1", options(store)).state[Doc.log] shouldContainExactly listOf("plan", "publish")
     }
@@ -156,7 +199,8 @@ class CheckpointBadInputTest {
         val trigger = json.replace("\"nodes\":{", "\"triggers\":[{\"node\":\"publish\",\"stamp\":0}],\"nodes\":{")
         trigger shouldContain "\"triggers\":[{\"node\":\"publish\""
         withoutPublish.loadSnapshot(json).state[Doc.log] shouldContainExactly listOf("plan")
-        shouldThrow<CheckpointFormatException> { withoutPublish.loadSnapshot(trigger) }.message shouldContain "node 'publish'"
+        shouldThrow<CheckpointFormatException> { withoutPublish.loadSnapshot(trigger) }.message shouldContain
+            "node 'publish'"
     }
 
     @Test

@@ -50,7 +50,12 @@ class CheckpointSizeTest {
         runId: String,
         fullSnapshotEvery: Int,
     ): List<CheckpointRecord> {
-        val result = chain.invoke(options = RunOptions(runId = runId, checkpointing = Checkpointing(store, fullSnapshotEvery = fullSnapshotEvery)))
+        val result = chain.invoke(
+            options = RunOptions(
+                runId = runId,
+                checkpointing = Checkpointing(store, fullSnapshotEvery = fullSnapshotEvery),
+            ),
+        )
         result.status shouldBe Status.COMPLETED
         result.state[Growing.items] shouldHaveSize steps
         return store.history(runId)
@@ -105,7 +110,8 @@ class CheckpointSizeTest {
         history shouldHaveSize steps + 2
         // full snapshots at 1, 11, 21 … 101 and at the end (102); keeping the latest 5 (98 … 102) keeps the
         // chain of 98 back to its full snapshot at 91
-        history.filter { it.kind == CheckpointRecord.Kind.FULL }.map { it.sequence } shouldBe (1L..101L step 10).toList() + 102L
+        history.filter { it.kind == CheckpointRecord.Kind.FULL }.map { it.sequence } shouldBe
+            (1L..101L step 10).toList() + 102L
         val deleted = store.prune("pruned", keepLatest = 5)
         deleted shouldBe 90
         chain.checkpoints(store, "pruned").map { it.sequence } shouldBe (91L..102L).toList()

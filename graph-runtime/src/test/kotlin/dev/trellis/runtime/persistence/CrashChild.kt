@@ -32,7 +32,16 @@ object CrashGraph {
 
     object Work : StateSchema("crash-work") {
         /** Every completed node's id, sorted: the same whatever order parallel nodes complete in. */
-        val visited = key("visited", default = emptyList<String>(), reducer = Reducer<List<String>> { a, b -> (a + b).sorted() })
+        val visited = key(
+            "visited",
+            default = emptyList<String>(),
+            reducer = Reducer<List<String>> {
+                a,
+                b,
+                ->
+                (a + b).sorted()
+            },
+        )
 
         /** One per completed execution. */
         val executions = key("executions", default = 0, reducer = Reducer.sum())
@@ -73,12 +82,18 @@ object CrashGraph {
         j2 then end
     }
 
-    val nodeIds: List<String> = listOf("s1", "s2", "s3") + (1..6).flatMap { listOf("f$it", "g$it") } + listOf("join", "k1", "k2", "j2", "end")
+    val nodeIds: List<String> =
+        listOf("s1", "s2", "s3") + (1..6).flatMap { listOf("f$it", "g$it") } + listOf("join", "k1", "k2", "j2", "end")
 }
 
 /** Appends lines to a file durably: each line is forced to disk before the node goes on. */
 class SideLog(path: Path) : AutoCloseable {
-    private val channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)
+    private val channel = FileChannel.open(
+        path,
+        StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE,
+        StandardOpenOption.APPEND,
+    )
     private val pid = ProcessHandle.current().pid()
 
     @Synchronized
@@ -101,7 +116,16 @@ object CrashChild {
         SideLog(Path.of(side)).use { sideLog ->
             val graph = CrashGraph.build(stepMillis = 150, log = sideLog::log)
             SqliteCheckpointStore(Path.of(db), leaseDuration = CrashGraph.LEASE).use { store ->
-                val options = RunOptions(runId = if (mode == "run") CrashGraph.RUN_ID else null, checkpointing = Checkpointing(store, fullSnapshotEvery = 8))
+                val options = RunOptions(
+                    runId = if (mode ==
+                        "run"
+                    ) {
+                        CrashGraph.RUN_ID
+                    } else {
+                        null
+                    },
+                    checkpointing = Checkpointing(store, fullSnapshotEvery = 8),
+                )
                 val result = runBlocking {
                     when (mode) {
                         "run" -> graph.invoke(options = options)

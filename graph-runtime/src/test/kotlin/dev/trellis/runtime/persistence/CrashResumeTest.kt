@@ -41,7 +41,17 @@ class CrashResumeTest {
 
     private fun child(vararg args: String, out: File): Process {
         val java = Path.of(System.getProperty("java.home"), "bin", "java").toString()
-        val command = listOf(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), CrashChild::class.java.name) + args
+        val command =
+            listOf(
+                java,
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                CrashChild::class.java.name,
+            ) +
+                args
         return ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out).start()
     }
 
@@ -62,8 +72,12 @@ class CrashResumeTest {
         try {
             val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40)
             while (lines(side).count { it.event == "done" } < 6) {
-                check(first.isAlive) { "The first child ended before it could be killed (exit ${first.exitValue()}): ${output(firstOut)}" }
-                check(System.nanoTime() < deadline) { "The first child did not finish 6 nodes within 40 s: ${output(firstOut)}" }
+                check(first.isAlive) {
+                    "The first child ended before it could be killed (exit ${first.exitValue()}): ${output(firstOut)}"
+                }
+                check(
+                    System.nanoTime() < deadline,
+                ) { "The first child did not finish 6 nodes within 40 s: ${output(firstOut)}" }
                 Thread.sleep(10) // polling a file of another process
             }
         } finally {
@@ -91,7 +105,10 @@ class CrashResumeTest {
         // 2. Resume in a second child JVM (it waits for the dead process's lease to expire).
         val second = child("resume", db.toString(), side.toString(), result.toString(), out = secondOut)
         try {
-            withClue("the second child must finish within 40 s: ${output(secondOut)}") { second.waitFor(40, TimeUnit.SECONDS) shouldBe true }
+            withClue("the second child must finish within 40 s: ${output(secondOut)}") {
+                second.waitFor(40, TimeUnit.SECONDS) shouldBe
+                    true
+            }
         } finally {
             second.destroyForcibly()
         }
@@ -104,10 +121,16 @@ class CrashResumeTest {
         reference.status shouldBe Status.COMPLETED
 
         // lines "status X", "executions <node> N", "visited a,b,c", "total N"
-        val resumed = Files.readAllLines(result).filter { it.isNotBlank() }.associate { it.substringBeforeLast(' ') to it.substringAfterLast(' ') }
+        val resumed = Files.readAllLines(result).filter { it.isNotBlank() }.associate {
+            it.substringBeforeLast(' ') to
+                it.substringAfterLast(' ')
+        }
         resumed["status"] shouldBe "COMPLETED"
         for (id in CrashGraph.nodeIds) {
-            withClue("executions of $id in the resumed result") { resumed["executions $id"] shouldBe reference.node(id).executions.toString() }
+            withClue("executions of $id in the resumed result") {
+                resumed["executions $id"] shouldBe
+                    reference.node(id).executions.toString()
+            }
         }
         resumed["visited"] shouldBe reference.state[CrashGraph.Work.visited].joinToString(",")
         resumed["total"] shouldBe reference.state[CrashGraph.Work.executions].toString()

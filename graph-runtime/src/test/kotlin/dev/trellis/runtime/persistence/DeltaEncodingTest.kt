@@ -2,13 +2,13 @@ package dev.trellis.runtime.persistence
 
 import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.InMemoryCheckpointStore
-import dev.trellis.runtime.internal.checkpoint.PositionCodec
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.Status
+import dev.trellis.runtime.internal.checkpoint.PositionCodec
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.resume
 import dev.trellis.runtime.stateAt
@@ -47,7 +47,8 @@ class DeltaEncodingTest {
     @Test
     fun `awkward ids, names, values and interrupt payloads survive delta checkpoints`(): Unit = runBlocking {
         val store = InMemoryCheckpointStore()
-        val options = RunOptions(runId = "weird \"run\"\n", checkpointing = Checkpointing(store, fullSnapshotEvery = 1_000))
+        val options =
+            RunOptions(runId = "weird \"run\"\n", checkpointing = Checkpointing(store, fullSnapshotEvery = 1_000))
         val paused = g.invoke(options = options)
         paused.status shouldBe Status.INTERRUPTED
         paused.interrupts.single().payload shouldBe "$awkward?"

@@ -29,13 +29,29 @@ class DrainOnShutdownTest {
 
     private fun child(vararg args: String, out: File): Process {
         val java = Path.of(System.getProperty("java.home"), "bin", "java").toString()
-        val command = listOf(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), DrainChild::class.java.name) + args
+        val command =
+            listOf(
+                java,
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                DrainChild::class.java.name,
+            ) +
+                args
         return ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out).start()
     }
 
     private fun output(file: File) = if (file.exists()) file.readText().take(4_000) else "(no output)"
 
-    private fun done(side: Path): Int = if (Files.exists(side)) Files.readAllLines(side).count { it.startsWith("done ") } else 0
+    private fun done(side: Path): Int = if (Files.exists(side)) {
+        Files.readAllLines(side).count {
+            it.startsWith("done ")
+        }
+    } else {
+        0
+    }
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -51,12 +67,19 @@ class DrainOnShutdownTest {
             try {
                 val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40)
                 while (done(side) < 3) {
-                    check(process.isAlive) { "The child ended before SIGTERM (exit ${process.exitValue()}): ${output(out)}" }
-                    check(System.nanoTime() < deadline) { "The child did not finish 3 nodes within 40 s: ${output(out)}" }
+                    check(
+                        process.isAlive,
+                    ) { "The child ended before SIGTERM (exit ${process.exitValue()}): ${output(out)}" }
+                    check(
+                        System.nanoTime() < deadline,
+                    ) { "The child did not finish 3 nodes within 40 s: ${output(out)}" }
                     Thread.sleep(10) // polling a file of another process
                 }
                 process.destroy() // SIGTERM on Linux: the shutdown hook drains
-                withClue("the child must exit after draining: ${output(out)}") { process.waitFor(30, TimeUnit.SECONDS) shouldBe true }
+                withClue("the child must exit after draining: ${output(out)}") {
+                    process.waitFor(30, TimeUnit.SECONDS) shouldBe
+                        true
+                }
             } finally {
                 process.destroyForcibly()
             }
@@ -68,7 +91,10 @@ class DrainOnShutdownTest {
                 val resumed = try {
                     graph.resume(runId, RunOptions(checkpointing = Checkpointing(store, owner = "next-process")))
                 } catch (e: RunOwnedException) {
-                    throw AssertionError("trial $trial: the drained process kept the lease of run $runId: ${output(out)}", e)
+                    throw AssertionError(
+                        "trial $trial: the drained process kept the lease of run $runId: ${output(out)}",
+                        e,
+                    )
                 }
                 resumed.status shouldBe Status.COMPLETED
                 resumed.state shouldBe reference.state

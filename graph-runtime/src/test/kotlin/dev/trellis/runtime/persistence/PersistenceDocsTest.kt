@@ -96,7 +96,8 @@ class PersistenceDocsTest {
         again.status shouldBe Status.INTERRUPTED
         again.interrupts.single().nodeId shouldBe "approve"
         again.node("write").executions shouldBe 1
-        review.resume("ticket-8", RunOptions(checkpointing = Checkpointing(store)), "no").status shouldBe Status.COMPLETED
+        review.resume("ticket-8", RunOptions(checkpointing = Checkpointing(store)), "no").status shouldBe
+            Status.COMPLETED
         sent shouldBe emptyList()
     }
 
@@ -105,7 +106,8 @@ class PersistenceDocsTest {
         val store = InMemoryCheckpointStore()
         val onExit = Checkpointing(store, mode = Checkpointing.Mode.ON_EXIT)
         review.invoke(options = RunOptions(runId = "exit-1", checkpointing = onExit)).status shouldBe Status.INTERRUPTED
-        store.history("exit-1").map { it.status to it.kind } shouldBe listOf("INTERRUPTED" to CheckpointRecord.Kind.FULL)
+        store.history("exit-1").map { it.status to it.kind } shouldBe
+            listOf("INTERRUPTED" to CheckpointRecord.Kind.FULL)
         review.resume("exit-1", RunOptions(checkpointing = onExit), "yes").status shouldBe Status.COMPLETED
         store.history("exit-1").map { it.status } shouldBe listOf("INTERRUPTED", "COMPLETED")
 
@@ -123,6 +125,12 @@ class PersistenceDocsTest {
         blocked.await()
         job.cancelAndJoin() // the process "dies" in the middle
         store.latest("exit-2") shouldBe null
-        shouldThrow<NoSuchElementException> { stuck.resume("exit-2", RunOptions(checkpointing = onExit)) }.message shouldContain "no checkpoint of run 'exit-2'"
+        shouldThrow<NoSuchElementException> {
+            stuck.resume(
+                "exit-2",
+                RunOptions(checkpointing = onExit),
+            )
+        }.message shouldContain
+            "no checkpoint of run 'exit-2'"
     }
 }

@@ -88,14 +88,24 @@ abstract class RunPersistenceContract {
     private fun runsOf(node: String) = runs[node]?.get() ?: 0
 
     private val pipeline = graph("pipeline", Doc) {
-        val plan = node("plan") { count("plan"); set(Doc.log, listOf("plan")) }
-        val write = node("write") { count("write"); update(Doc.drafts) { it + 1 }; set(Doc.log, listOf("write")) }
+        val plan = node("plan") {
+            count("plan")
+            set(Doc.log, listOf("plan"))
+        }
+        val write = node("write") {
+            count("write")
+            update(Doc.drafts) { it + 1 }
+            set(Doc.log, listOf("write"))
+        }
         val approve = node("approve") {
             count("approve")
             val answer = interrupt("publish draft ${get(Doc.drafts)}?")
             set(Doc.approved, answer)
         }
-        val publish = node("publish") { count("publish"); set(Doc.log, listOf("publish")) }
+        val publish = node("publish") {
+            count("publish")
+            set(Doc.log, listOf("publish"))
+        }
         start(plan)
         plan then write
         write.route(write, approve) { if (it[Doc.drafts] < 3) write else approve }
@@ -166,8 +176,10 @@ abstract class RunPersistenceContract {
         shouldThrow<IllegalArgumentException> { pipeline.resume("r3", options(store), mapOf("plan" to "x")) }
             .message shouldContain "no pending interrupt"
         pipeline.resume("r3", options(store), "no")
-        shouldThrow<IllegalStateException> { pipeline.resume("r3", options(store)) }.message shouldContain "already ended COMPLETED"
-        shouldThrow<NoSuchElementException> { pipeline.resume("nope", options(store)) }.message shouldContain "no checkpoint of run 'nope'"
+        shouldThrow<IllegalStateException> { pipeline.resume("r3", options(store)) }.message shouldContain
+            "already ended COMPLETED"
+        shouldThrow<NoSuchElementException> { pipeline.resume("nope", options(store)) }.message shouldContain
+            "no checkpoint of run 'nope'"
     }
 
     @Test
@@ -175,7 +187,10 @@ abstract class RunPersistenceContract {
         val blocked = CompletableDeferred<Unit>()
         val slowRuns = AtomicInteger()
         val g = graph("crashy", Doc) {
-            val a = node("a") { count("a"); set(Doc.log, listOf("a")) }
+            val a = node("a") {
+                count("a")
+                set(Doc.log, listOf("a"))
+            }
             val slow = node("slow") {
                 if (slowRuns.incrementAndGet() == 1) {
                     blocked.complete(Unit)
@@ -183,7 +198,10 @@ abstract class RunPersistenceContract {
                 }
                 set(Doc.log, listOf("slow"))
             }
-            val b = node("b") { count("b"); set(Doc.log, listOf("b")) }
+            val b = node("b") {
+                count("b")
+                set(Doc.log, listOf("b"))
+            }
             start(a)
             a then slow
             slow then b
@@ -204,7 +222,10 @@ abstract class RunPersistenceContract {
         val rightStarted = CompletableDeferred<Unit>()
         val drainCalled = CompletableDeferred<Unit>()
         val g = graph("drain", Doc) {
-            val split = node("split") { count("split"); set(Doc.log, listOf("split")) }
+            val split = node("split") {
+                count("split")
+                set(Doc.log, listOf("split"))
+            }
             val left = node("left") {
                 count("left")
                 rightStarted.await() // drain only once "right" runs (else "right" is merely ready and does not start)
@@ -218,8 +239,14 @@ abstract class RunPersistenceContract {
                 drainCalled.await() // still running when the drain starts: it finishes and is kept
                 set(Doc.log, listOf("right"))
             }
-            val join = node("join") { count("join"); set(Doc.log, listOf("join")) }
-            val last = node("last") { count("last"); set(Doc.log, listOf("last")) }
+            val join = node("join") {
+                count("join")
+                set(Doc.log, listOf("join"))
+            }
+            val last = node("last") {
+                count("last")
+                set(Doc.log, listOf("last"))
+            }
             start(split)
             split then left
             split then right
@@ -290,15 +317,23 @@ abstract class RunPersistenceContract {
         resumed.status shouldBe Status.INTERRUPTED // approve asks again: the snapshot carries no answer
         resumed.node("write").executions shouldBe 3
 
-        val stateOnly = pipeline.loadSnapshot(pipeline.takeSnapshot(store, "s1", preset = SnapshotPreset.STATE).toJson())
+        val stateOnly = pipeline.loadSnapshot(
+            pipeline.takeSnapshot(store, "s1", preset = SnapshotPreset.STATE).toJson(),
+        )
         stateOnly.preset shouldBe SnapshotPreset.STATE
 
         shouldThrow<CheckpointFormatException> { pipeline.loadSnapshot("{not json") }.message shouldContain "corrupt"
-        shouldThrow<CheckpointFormatException> { pipeline.loadSnapshot(json.replace("trellis.run", "agent")) }.message shouldContain "scope 'agent'"
-        shouldThrow<CheckpointFormatException> { pipeline.loadSnapshot(json.replace("\"schemaVersion\":1", "\"schemaVersion\":9")) }
+        shouldThrow<CheckpointFormatException> {
+            pipeline.loadSnapshot(json.replace("trellis.run", "agent"))
+        }.message shouldContain
+            "scope 'agent'"
+        shouldThrow<CheckpointFormatException> {
+            pipeline.loadSnapshot(json.replace("\"schemaVersion\":1", "\"schemaVersion\":9"))
+        }
             .message shouldContain "format 9"
         val other = graph("other", Doc) { start(node("x") {}) }
-        shouldThrow<CheckpointFormatException> { other.loadSnapshot(json) }.message shouldContain "belongs to graph 'pipeline'"
+        shouldThrow<CheckpointFormatException> { other.loadSnapshot(json) }.message shouldContain
+            "belongs to graph 'pipeline'"
     }
 
     @Test
@@ -316,10 +351,15 @@ abstract class RunPersistenceContract {
             write then approve
             approve then publish
         }
-        shouldThrow<CheckpointFormatException> { v2.loadSnapshot(json) }.message shouldContain "no StateMigration from version 1 to 2"
+        shouldThrow<CheckpointFormatException> { v2.loadSnapshot(json) }.message shouldContain
+            "no StateMigration from version 1 to 2"
         val migration = StateMigration(1, 2) { JsonObject(it + ("title" to JsonPrimitive("Sky"))) }
         v2.loadSnapshot(json, listOf(migration)).state[DocV2.title] shouldBe "Sky"
-        val migrated = v2.resume("m1", RunOptions(checkpointing = Checkpointing(store, migrations = listOf(migration))), "ok")
+        val migrated = v2.resume(
+            "m1",
+            RunOptions(checkpointing = Checkpointing(store, migrations = listOf(migration))),
+            "ok",
+        )
         migrated.state[DocV2.title] shouldBe "Sky"
         migrated.state[DocV2.log] shouldContainExactly listOf("plan", "write", "write", "write", "publish")
 
@@ -330,7 +370,10 @@ abstract class RunPersistenceContract {
     @Test
     fun `concurrent runs of one graph with one store stay separate`(): Unit = runBlocking {
         val store = newStore()
-        val results = (1..8).map { i -> async { pipeline.invoke(stateOf(Doc.drafts to i % 2), options(store, "c$i")) } }.map { it.await() }
+        val results = (1..8).map {
+            i ->
+            async { pipeline.invoke(stateOf(Doc.drafts to i % 2), options(store, "c$i")) }
+        }.map { it.await() }
         results.map { it.runId }.toSet().size shouldBe 8
         results.forEach { it.status shouldBe Status.INTERRUPTED }
         store.runs().size shouldBe 8

@@ -56,8 +56,20 @@ class SingleWriterTest {
         owner: String? = null,
         clock: java.time.Clock? = null,
     ): RunOptions {
-        val checkpointing = if (owner == null) Checkpointing(store, fullSnapshotEvery = 3) else Checkpointing(store, owner = owner, fullSnapshotEvery = 3)
-        return if (clock == null) RunOptions(runId = runId, checkpointing = checkpointing) else RunOptions(runId = runId, clock = clock, checkpointing = checkpointing)
+        val checkpointing = if (owner ==
+            null
+        ) {
+            Checkpointing(store, fullSnapshotEvery = 3)
+        } else {
+            Checkpointing(store, owner = owner, fullSnapshotEvery = 3)
+        }
+        return if (clock ==
+            null
+        ) {
+            RunOptions(runId = runId, checkpointing = checkpointing)
+        } else {
+            RunOptions(runId = runId, clock = clock, checkpointing = checkpointing)
+        }
     }
 
     @ParameterizedTest
@@ -74,7 +86,10 @@ class SingleWriterTest {
                     withTimeout(30_000) { loserFailed.await() }
                     set(Doc.approved, answer)
                 }
-                val after = node("after") { count("after"); set(Doc.log, listOf("after")) }
+                val after = node("after") {
+                    count("after")
+                    set(Doc.log, listOf("after"))
+                }
                 start(ask)
                 ask then after
             }
@@ -109,11 +124,19 @@ class SingleWriterTest {
 
     @ParameterizedTest
     @EnumSource(Backend::class)
-    fun `a resume whose run advanced between load and claim fails without re-running completed nodes`(backend: Backend): Unit = runBlocking {
+    fun `a resume whose run advanced between load and claim fails without re-running completed nodes`(
+        backend: Backend,
+    ): Unit = runBlocking {
         SqlDatabase(backend).use { db ->
             val g = graph("late", Doc) {
-                val ask = node("ask") { count("ask"); set(Doc.approved, interrupt("go?")) }
-                val after = node("after") { count("after"); set(Doc.log, listOf("after")) }
+                val ask = node("ask") {
+                    count("ask")
+                    set(Doc.approved, interrupt("go?"))
+                }
+                val after = node("after") {
+                    count("after")
+                    set(Doc.log, listOf("after"))
+                }
                 start(ask)
                 ask then after
             }
@@ -127,12 +150,16 @@ class SingleWriterTest {
                 override suspend fun claim(runId: String, owner: String): Lease {
                     if (first) {
                         first = false
-                        g.resume("late-1", options(winnerStore, owner = "winner"), "yes").status shouldBe Status.COMPLETED
+                        g.resume("late-1", options(winnerStore, owner = "winner"), "yes").status shouldBe
+                            Status.COMPLETED
                     }
                     return slowDelegate.claim(runId, owner)
                 }
             }
-            val error = shouldThrow<IllegalStateException> { withTimeout(30_000) { g.resume("late-1", options(slowStore, owner = "slow"), "no") } }
+            val error =
+                shouldThrow<IllegalStateException> {
+                    withTimeout(30_000) { g.resume("late-1", options(slowStore, owner = "slow"), "no") }
+                }
             error.message shouldContain "Run 'late-1' advanced to checkpoint"
             error.message shouldContain "nothing was run"
             runsOf("ask") shouldBe 2 // asked, answered by the winner; the slow process did not run it again
@@ -145,7 +172,9 @@ class SingleWriterTest {
 
     @ParameterizedTest
     @EnumSource(Backend::class)
-    fun `a stalled writer whose lease was taken over is fenced out and its run fails`(backend: Backend): Unit = runBlocking {
+    fun `a stalled writer whose lease was taken over is fenced out and its run fails`(
+        backend: Backend,
+    ): Unit = runBlocking {
         SqlDatabase(backend).use { db ->
             val clock = TestClock()
             // A long lease in real time: the stalled engine's renewer sleeps half of it, so it never renews during
@@ -154,7 +183,10 @@ class SingleWriterTest {
             val stalled = CompletableDeferred<Unit>()
             val unstall = CompletableDeferred<Unit>()
             val g = graph("stall", Doc) {
-                val first = node("first") { count("first"); set(Doc.log, listOf("first")) }
+                val first = node("first") {
+                    count("first")
+                    set(Doc.log, listOf("first"))
+                }
                 val slow = node("slow") {
                     if (count("slow") == 1) {
                         stalled.complete(Unit)
@@ -162,7 +194,10 @@ class SingleWriterTest {
                     }
                     set(Doc.log, listOf("slow"))
                 }
-                val last = node("last") { count("last"); set(Doc.log, listOf("last")) }
+                val last = node("last") {
+                    count("last")
+                    set(Doc.log, listOf("last"))
+                }
                 start(first)
                 first then slow
                 slow then last
@@ -177,7 +212,8 @@ class SingleWriterTest {
             beforeTakeover shouldBe listOf(1L, 2L) // start, after "first"
 
             clock.advance(lease.plusSeconds(1)) // A's lease expires; A is still inside "slow"
-            val resultB = withTimeout(30_000) { g.resume("stall-1", options(storeB, owner = "process-b", clock = clock)) }
+            val resultB =
+                withTimeout(30_000) { g.resume("stall-1", options(storeB, owner = "process-b", clock = clock)) }
             resultB.status shouldBe Status.COMPLETED
             resultB.state[Doc.log] shouldContainExactly listOf("first", "slow", "last")
             val historyB = storeB.history("stall-1")

@@ -17,7 +17,13 @@ enum class Backend { SQLITE, POSTGRES }
  * as separate processes would. [close] closes the stores and deletes the file or drops the schema.
  */
 class SqlDatabase(val backend: Backend) : AutoCloseable {
-    private val dir: Path? = if (backend == Backend.SQLITE) Files.createTempDirectory("trellis-runtime-sqlite") else null
+    private val dir: Path? = if (backend ==
+        Backend.SQLITE
+    ) {
+        Files.createTempDirectory("trellis-runtime-sqlite")
+    } else {
+        null
+    }
     private val schema: String? = if (backend == Backend.POSTGRES) TestPostgres.newSchema() else null
     private val stores = ArrayList<CheckpointStore>()
 

@@ -57,7 +57,14 @@ class UnreadableValueTest {
     }
 
     object Loose : StateSchema("loose") {
-        val count = key<Int?>("count", (ReadsAString as KSerializer<Int>).nullable, Int::class.java, nullable = true, default = null)
+        val count =
+            key<Int?>(
+                "count",
+                (ReadsAString as KSerializer<Int>).nullable,
+                Int::class.java,
+                nullable = true,
+                default = null,
+            )
     }
 
     private val desk = graph("desk", Desk) {
@@ -67,7 +74,10 @@ class UnreadableValueTest {
         open then file
     }
 
-    private fun options(store: InMemoryCheckpointStore, runId: String) = RunOptions(runId = runId, checkpointing = Checkpointing(store))
+    private fun options(store: InMemoryCheckpointStore, runId: String) = RunOptions(
+        runId = runId,
+        checkpointing = Checkpointing(store),
+    )
 
     @Test
     fun `a value its serializer cannot read back fails its node, naming the key, and every checkpoint stays loadable`(): Unit = runBlocking {
@@ -82,7 +92,12 @@ class UnreadableValueTest {
         e.result.state[Desk.ticket] shouldBe null
 
         // Every checkpoint of the run loads: time travel works.
-        for (checkpoint in desk.checkpoints(store, "desk-1")) desk.stateAt(store, "desk-1", checkpoint.sequence)[Desk.note]
+        for (checkpoint in desk.checkpoints(
+            store,
+            "desk-1",
+        )) {
+            desk.stateAt(store, "desk-1", checkpoint.sequence)[Desk.note]
+        }
         desk.stateAt(store, "desk-1")[Desk.note] shouldBe "opened"
         val history = desk.checkpoints(store, "desk-1")
         history.last().status shouldBe "FAILED"
@@ -92,7 +107,8 @@ class UnreadableValueTest {
     @Test
     fun `a value read back as another class fails its node too`(): Unit = runBlocking {
         val counter = graph("counter", Loose) { start(node("count") { set(Loose.count, 3) }) }
-        val e = shouldThrow<GraphRunException> { counter.invoke(options = options(InMemoryCheckpointStore(), "count-1")) }
+        val e =
+            shouldThrow<GraphRunException> { counter.invoke(options = options(InMemoryCheckpointStore(), "count-1")) }
         e.cause!!.message!! shouldContain "state key 'count'"
         e.cause!!.message!! shouldContain "java.lang.String"
     }

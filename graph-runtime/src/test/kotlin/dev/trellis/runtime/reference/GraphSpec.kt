@@ -48,7 +48,8 @@ class GraphSpec(
     val isValid: Boolean get() = reachable(size, entries, edges).size == size
 
     override fun toString(): String =
-        "GraphSpec(size=$size, entries=$entries, maxConcurrency=$maxConcurrency, maxNodeExecutions=$maxNodeExecutions,\n" +
+        "GraphSpec(size=$size, entries=$entries, maxConcurrency=$maxConcurrency, " +
+            "maxNodeExecutions=$maxNodeExecutions,\n" +
             "  edges=$edges,\n  durations=$durations,\n  failAt=$failAt, flaky=$flaky)"
 
     companion object {
@@ -62,7 +63,16 @@ class GraphSpec(
             val dag = random.nextBoolean()
             val edges = ArrayList<EdgeSpec>()
             val plain = HashSet<Pair<Int, Int>>()
-            fun target(from: Int): Int? = if (!dag) random.nextInt(n) else if (from + 1 < n) random.nextInt(from + 1, n) else null
+
+            fun target(from: Int): Int? = if (!dag) {
+                random.nextInt(n)
+            } else if (from + 1 <
+                n
+            ) {
+                random.nextInt(from + 1, n)
+            } else {
+                null
+            }
             repeat(random.nextInt(n - 1, 3 * n)) {
                 val from = random.nextInt(n)
                 val kind = random.nextInt(10)
@@ -72,9 +82,19 @@ class GraphSpec(
                         edges += EdgeSpec.Conditional(from, it, listOf(0, 1, 2, 3, Int.MAX_VALUE).random(random))
                     }
                     else -> {
-                        val targets = (List(random.nextInt(1, 4)) { target(from) ?: -1 } + listOfNotNull(if (random.nextBoolean()) -1 else null))
+                        val targets = (
+                            List(random.nextInt(1, 4)) { target(from) ?: -1 } +
+                                listOfNotNull(if (random.nextBoolean()) -1 else null)
+                        )
                             .distinct()
-                        edges += EdgeSpec.Route(from, targets, random.nextInt(0, 4), random.nextInt(targets.size), random.nextInt(targets.size))
+                        edges +=
+                            EdgeSpec.Route(
+                                from,
+                                targets,
+                                random.nextInt(0, 4),
+                                random.nextInt(targets.size),
+                                random.nextInt(targets.size),
+                            )
                     }
                 }
             }
@@ -104,7 +124,13 @@ class GraphSpec(
             val stack = ArrayDeque(from)
             while (stack.isNotEmpty()) {
                 val m = stack.removeLast()
-                for (e in edges) if (e.from == m) for (t in e.targets) if (t in 0 until n && seen.add(t)) stack.addLast(t)
+                for (e in edges) {
+                    if (e.from ==
+                        m
+                    ) {
+                        for (t in e.targets) if (t in 0 until n && seen.add(t)) stack.addLast(t)
+                    }
+                }
             }
             return seen
         }
@@ -141,7 +167,13 @@ sealed class EdgeSpec {
     }
 
     /** Selects `targets[first]` while the deciding node's count is below [below], else `targets[otherwise]`. */
-    class Route(override val from: Int, override val targets: List<Int>, val below: Int, val first: Int, val otherwise: Int) : EdgeSpec() {
+    class Route(
+        override val from: Int,
+        override val targets: List<Int>,
+        val below: Int,
+        val first: Int,
+        val otherwise: Int,
+    ) : EdgeSpec() {
         fun select(count: Int): Int = if (count < below) targets[first] else targets[otherwise]
 
         override fun decide(count: Int): List<Int> = listOf(select(count))

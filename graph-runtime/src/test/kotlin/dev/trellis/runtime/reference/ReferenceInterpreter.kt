@@ -45,7 +45,14 @@ object ReferenceInterpreter {
     }
 
     /** A wait that ends at [at]: attempt [attempt] of [execution] of [node] ends, or (when [retry]) its delay before it. */
-    private class Wait(val node: Int, val execution: Int, val attempt: Int, val retry: Boolean, val at: Long, val order: Long)
+    private class Wait(
+        val node: Int,
+        val execution: Int,
+        val attempt: Int,
+        val retry: Boolean,
+        val at: Long,
+        val order: Long,
+    )
 
     /**
      * Runs [spec]. With [coalesce], a channel holds at most one token (a second trigger from the same source falls
@@ -54,9 +61,20 @@ object ReferenceInterpreter {
      */
     fun run(spec: GraphSpec, coalesce: Boolean = false): Outcome {
         val n = spec.size
-        val successors = List(n) { m -> spec.edges.filter { it.from == m }.flatMap { it.targets }.filter { it >= 0 }.toSet() }
+        val successors =
+            List(n) { m -> spec.edges.filter { it.from == m }.flatMap { it.targets }.filter { it >= 0 }.toSet() }
         val inputs = List(n) { t -> (0 until n).filter { t in successors[it] } }
-        val feeders = List(n) { t -> inputs[t].associateWith { m -> if (m == t) emptySet() else reaching(m, avoiding = t, successors) } }
+        val feeders = List(n) { t ->
+            inputs[t].associateWith { m ->
+                if (m ==
+                    t
+                ) {
+                    emptySet()
+                } else {
+                    reaching(m, avoiding = t, successors)
+                }
+            }
+        }
         val tokens = List(n) { t -> inputs[t].associateWith { 0 }.toMutableMap() }
         val holding = ArrayList<Int>() // nodes holding a trigger, in the order they came to hold one
         val counts = IntArray(n)
@@ -75,13 +93,17 @@ object ReferenceInterpreter {
         var tied = false
 
         fun holds(t: Int) = tokens[t].values.any { it > 0 }
+
         fun active(m: Int) = running[m] || m in ready || holds(m)
+
         fun settled(t: Int, m: Int) = tokens[t].getValue(m) == 0 && feeders[t].getValue(m).none(::active)
+
         fun take(t: Int) {
             for (m in inputs[t]) if (tokens[t].getValue(m) > 0) tokens[t][m] = tokens[t].getValue(m) - 1
             ready.addLast(t)
             if (!holds(t)) holding.remove(t)
         }
+
         fun promote() {
             for (t in holding.toList()) {
                 if (running[t] || t in ready) continue
@@ -116,11 +138,28 @@ object ReferenceInterpreter {
             if (waits.peek()?.at == done.at) tied = true
             now = done.at
             if (done.retry) {
-                waits += Wait(done.node, done.execution, done.attempt, retry = false, at = now + spec.duration(done.node, done.execution), order = order++)
+                waits +=
+                    Wait(
+                        done.node,
+                        done.execution,
+                        done.attempt,
+                        retry = false,
+                        at =
+                            now + spec.duration(done.node, done.execution),
+                        order = order++,
+                    )
                 continue
             }
             if (done.attempt <= spec.flaky[done.node]) {
-                waits += Wait(done.node, done.execution, done.attempt + 1, retry = true, at = now + GraphSpec.RETRY_DELAY, order = order++)
+                waits +=
+                    Wait(
+                        done.node,
+                        done.execution,
+                        done.attempt + 1,
+                        retry = true,
+                        at = now + GraphSpec.RETRY_DELAY,
+                        order = order++,
+                    )
                 continue
             }
             running[done.node] = false

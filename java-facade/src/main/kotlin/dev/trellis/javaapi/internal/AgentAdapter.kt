@@ -30,7 +30,10 @@ internal class AgentAdapter(val agent: AsyncAgent) : Agent {
             } finally {
                 stream.actionThread = null
             }
-            stage ?: throw NullPointerException("${agent.javaClass.name}.call returned null; return a CompletionStage of the reply.")
+            stage
+                ?: throw NullPointerException(
+                    "${agent.javaClass.name}.call returned null; return a CompletionStage of the reply.",
+                )
             val settled = try {
                 stage.handle { reply, error -> error ?: reply }.await()
             } catch (e: CancellationException) {
@@ -39,10 +42,13 @@ internal class AgentAdapter(val agent: AsyncAgent) : Agent {
             }
             when (settled) {
                 is Throwable -> (settled as? CompletionException)?.cause ?: settled
-                null -> NullPointerException("The stage returned by ${agent.javaClass.name}.call completed with null; complete it with the reply.")
+                null -> NullPointerException(
+                    "The stage returned by ${agent.javaClass.name}.call completed with null; complete it with the reply.",
+                )
                 else -> settled
             }
-        } catch (e: Throwable) { // rethrown by finish, once the call's events are out
+        } catch (e: Throwable) {
+            // rethrown by finish, once the call's events are out
             e
         }
         stream.emitter.finish(outcome as? Throwable)

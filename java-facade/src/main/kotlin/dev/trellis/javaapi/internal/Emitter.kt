@@ -85,7 +85,8 @@ internal class Emitter(
                     queue.removeFirstOrNull() ?: null.also { sending = null }
                 }
             }
-        } catch (e: Throwable) { // kept for the next emit and for finish(); the node's own cancellation included
+        } catch (e: Throwable) {
+            // kept for the next emit and for finish(); the node's own cancellation included
             synchronized(lock) {
                 if (failure == null) failure = e
                 queue.clear()

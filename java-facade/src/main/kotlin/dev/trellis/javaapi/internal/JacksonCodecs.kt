@@ -9,12 +9,21 @@ import kotlinx.serialization.KSerializer
  * [KeyCodecs] loads it only after checking that the codecs are on the classpath, so the facade runs without them.
  */
 internal object JacksonCodecs {
-    fun <T> of(schema: StateSchema, keyName: String, type: Class<T>): KSerializer<T> = readable(schema, keyName, JacksonSerializer.of(type))
+    fun <T> of(
+        schema: StateSchema,
+        keyName: String,
+        type: Class<T>,
+    ): KSerializer<T> = readable(schema, keyName, JacksonSerializer.of(type))
 
     fun <E> listOf(schema: StateSchema, keyName: String, elementType: Class<E>): KSerializer<List<E>> =
         readable(schema, keyName, JacksonSerializer.listOf(elementType))
 
-    fun <K, V> mapOf(schema: StateSchema, keyName: String, keyType: Class<K>, valueType: Class<V>): KSerializer<Map<K, V>> =
+    fun <K, V> mapOf(
+        schema: StateSchema,
+        keyName: String,
+        keyType: Class<K>,
+        valueType: Class<V>,
+    ): KSerializer<Map<K, V>> =
         readable(schema, keyName, JacksonSerializer.mapOf(keyType, valueType))
 
     /** [serializer], once its type is known to be readable back (see [requireReadable]). */

@@ -15,7 +15,8 @@ import kotlinx.serialization.json.JsonPrimitive
  * `"-Infinity"` (which JSON numbers cannot express and kotlinx's own `Double` serializer refuses).
  */
 internal object JavaDoubleSerializer : KSerializer<Double> {
-    override val descriptor: SerialDescriptor = PrimitiveSerialDescriptor("dev.trellis.javaapi.JavaDouble", PrimitiveKind.DOUBLE)
+    override val descriptor: SerialDescriptor =
+        PrimitiveSerialDescriptor("dev.trellis.javaapi.JavaDouble", PrimitiveKind.DOUBLE)
 
     override fun serialize(encoder: Encoder, value: Double) {
         if (value.isFinite()) encoder.encodeDouble(value) else encoder.encodeString(value.toString())
@@ -29,7 +30,8 @@ internal object JavaDoubleSerializer : KSerializer<Double> {
             "NaN" -> Double.NaN
             "Infinity" -> Double.POSITIVE_INFINITY
             "-Infinity" -> Double.NEGATIVE_INFINITY
-            else -> text?.toDoubleOrNull() ?: throw SerializationException("Expected a number for a java.lang.Double, but found $element.")
+            else -> text?.toDoubleOrNull()
+                ?: throw SerializationException("Expected a number for a java.lang.Double, but found $element.")
         }
     }
 }

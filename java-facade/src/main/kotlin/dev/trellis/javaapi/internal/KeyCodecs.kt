@@ -27,8 +27,18 @@ internal object KeyCodecs {
         put(String::class.java, String.serializer())
         for (type in listOf(Int::class.javaObjectType, Int::class.javaPrimitiveType!!)) put(type, Int.serializer())
         for (type in listOf(Long::class.javaObjectType, Long::class.javaPrimitiveType!!)) put(type, Long.serializer())
-        for (type in listOf(Boolean::class.javaObjectType, Boolean::class.javaPrimitiveType!!)) put(type, Boolean.serializer())
-        for (type in listOf(Double::class.javaObjectType, Double::class.javaPrimitiveType!!)) put(type, JavaDoubleSerializer)
+        for (type in listOf(
+            Boolean::class.javaObjectType,
+            Boolean::class.javaPrimitiveType!!,
+        )) {
+            put(type, Boolean.serializer())
+        }
+        for (type in listOf(
+            Double::class.javaObjectType,
+            Double::class.javaPrimitiveType!!,
+        )) {
+            put(type, JavaDoubleSerializer)
+        }
     }
 
     /** Whether `trellis-jackson` and Jackson itself can be loaded. */
@@ -54,16 +64,26 @@ internal object KeyCodecs {
     /** A serializer of lists of [elementType] for the key [keyName]. */
     fun <E> listOf(schema: StateSchema, keyName: String, elementType: Class<E>): KSerializer<List<E>> {
         val name = "java.util.List<${javaName(elementType)}>"
-        val element = scalar(elementType) ?: return jackson(keyName, name) { JacksonCodecs.listOf(schema, keyName, elementType) }
+        val element =
+            scalar(elementType) ?: return jackson(keyName, name) { JacksonCodecs.listOf(schema, keyName, elementType) }
         return JavaNamed(name, ListSerializer(element.nullable)).unchecked()
     }
 
     /** A serializer of maps from [keyType] to [valueType] for the key [keyName]. */
-    fun <K, V> mapOf(schema: StateSchema, keyName: String, keyType: Class<K>, valueType: Class<V>): KSerializer<Map<K, V>> {
+    fun <K, V> mapOf(
+        schema: StateSchema,
+        keyName: String,
+        keyType: Class<K>,
+        valueType: Class<V>,
+    ): KSerializer<Map<K, V>> {
         val name = "java.util.Map<${javaName(keyType)},${javaName(valueType)}>"
         val keys = scalar(keyType)
         val values = scalar(valueType)
-        if (keys == null || values == null) return jackson(keyName, name) { JacksonCodecs.mapOf(schema, keyName, keyType, valueType) }
+        if (keys == null ||
+            values == null
+        ) {
+            return jackson(keyName, name) { JacksonCodecs.mapOf(schema, keyName, keyType, valueType) }
+        }
         return JavaNamed(name, MapSerializer(keys, values.nullable)).unchecked()
     }
 
@@ -100,7 +120,8 @@ private class JavaNamed<T>(private val name: String, private val delegate: KSeri
 
     override fun deserialize(decoder: Decoder): T = delegate.deserialize(decoder)
 
-    override fun equals(other: Any?): Boolean = other is JavaNamed<*> && other.name == name && other.delegate == delegate
+    override fun equals(other: Any?): Boolean =
+        other is JavaNamed<*> && other.name == name && other.delegate == delegate
 
     override fun hashCode(): Int = name.hashCode()
 

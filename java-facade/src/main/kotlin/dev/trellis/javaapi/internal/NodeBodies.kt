@@ -25,7 +25,8 @@ internal fun inlineBody(action: NodeAction): NodeBody = {
     val failure = try {
         action.run(context)
         null
-    } catch (e: Throwable) { // rethrown by finish, once the attempt's events are out
+    } catch (e: Throwable) {
+        // rethrown by finish, once the attempt's events are out
         e
     } finally {
         context.actionThread = null
@@ -47,7 +48,8 @@ internal fun blockingBody(action: NodeAction, dispatcher: CoroutineDispatcher): 
         try {
             action.run(context)
             null
-        } catch (e: Throwable) { // rethrown below, fatal errors included
+        } catch (e: Throwable) {
+            // rethrown below, fatal errors included
             e
         }
     }
@@ -81,7 +83,8 @@ internal fun asyncBody(action: AsyncNodeAction): NodeBody = {
             throw e
         }
         if (error == null) null else (error as? CompletionException)?.cause ?: error
-    } catch (e: Throwable) { // rethrown by finish, once the attempt's events are out
+    } catch (e: Throwable) {
+        // rethrown by finish, once the attempt's events are out
         e
     }
     context.finish(failure)

@@ -19,7 +19,8 @@ import tools.jackson.databind.deser.ValueInstantiator
 internal fun requireReadable(schema: StateSchema, name: String, type: JavaType) {
     val problem = unreadable(type) ?: return
     throw IllegalArgumentException(
-        "State key '$name' of schema '${schema.name}' holds values of type ${type.toCanonical()}, which Jackson cannot read " +
+        "State key '$name' of schema '${schema.name}' holds values of type ${type.toCanonical()}, which Jackson " +
+            "cannot read " +
             "back from a checkpoint: $problem The run would save checkpoints that can never be loaded.",
     )
 }

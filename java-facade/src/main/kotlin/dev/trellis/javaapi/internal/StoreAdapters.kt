@@ -32,7 +32,10 @@ internal class CheckpointStoreAdapter(val store: AsyncCheckpointStore) : Checkpo
 
     override suspend fun latest(runId: String): CheckpointRecord? = store.latest(runId).value("latest").orElse(null)
 
-    override suspend fun get(runId: String, sequence: Long): CheckpointRecord? = store.get(runId, sequence).value("get").orElse(null)
+    override suspend fun get(runId: String, sequence: Long): CheckpointRecord? = store.get(
+        runId,
+        sequence,
+    ).value("get").orElse(null)
 
     override suspend fun history(runId: String): List<CheckpointRecord> = store.history(runId).value("history")
 
@@ -88,7 +91,9 @@ internal class AsyncStoreAdapter(private val store: CheckpointStore) : AsyncChec
         null
     }
 
-    override fun latest(runId: String): CompletionStage<Optional<CheckpointRecord>> = call { Optional.ofNullable(store.latest(runId)) }
+    override fun latest(runId: String): CompletionStage<Optional<CheckpointRecord>> = call {
+        Optional.ofNullable(store.latest(runId))
+    }
 
     override fun get(runId: String, sequence: Long): CompletionStage<Optional<CheckpointRecord>> =
         call { Optional.ofNullable(store.get(runId, sequence)) }

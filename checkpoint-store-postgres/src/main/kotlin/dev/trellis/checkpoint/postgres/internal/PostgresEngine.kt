@@ -47,7 +47,13 @@ internal class PostgresEngine(
                             it.executeQuery().close()
                         }
                         c.createStatement().use { it.execute("CREATE SCHEMA IF NOT EXISTS $schema") }
-                        Migrations.migrate(c, "$schema.trellis_schema_version", runsTable, checkpointsTable, description)
+                        Migrations.migrate(
+                            c,
+                            "$schema.trellis_schema_version",
+                            runsTable,
+                            checkpointsTable,
+                            description,
+                        )
                     }
                     ready = true
                 }

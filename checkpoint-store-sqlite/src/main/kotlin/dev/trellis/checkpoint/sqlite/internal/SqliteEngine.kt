@@ -69,13 +69,17 @@ internal class SqliteEngine(
         val busyMillis = busyTimeout.toMillis().coerceIn(1, Int.MAX_VALUE.toLong()).toInt()
         val config = SQLiteConfig().apply {
             setBusyTimeout(busyMillis)
-            setSynchronous(if (syncEveryCommit) SQLiteConfig.SynchronousMode.FULL else SQLiteConfig.SynchronousMode.NORMAL)
+            setSynchronous(
+                if (syncEveryCommit) SQLiteConfig.SynchronousMode.FULL else SQLiteConfig.SynchronousMode.NORMAL,
+            )
             enforceForeignKeys(true)
         }
         val opened = DriverManager.getConnection("jdbc:sqlite:${path.toAbsolutePath()}", config.toProperties())
         try {
             enableWal(opened, busyMillis)
-            opened.immediateTransaction { Migrations.migrate(it, "trellis_schema_version", runsTable, checkpointsTable, description) }
+            opened.immediateTransaction {
+                Migrations.migrate(it, "trellis_schema_version", runsTable, checkpointsTable, description)
+            }
         } catch (e: Throwable) {
             opened.close()
             throw e

@@ -13,8 +13,10 @@ import dev.trellis.runtime.CheckpointFormatException
 internal fun requireKnownNodes(graph: Graph, data: PositionData, where: String, role: String, names: Iterable<String>) {
     val unknown = names.firstOrNull { graph.topology.indexOf(it) < 0 } ?: return
     throw CheckpointFormatException(
-        "The $where $role node '$unknown', which graph '${graph.id}' does not have: it was written by a version of the graph " +
-            "that had that node (state schema '${data.stateSchema}' version ${data.stateVersion}). Node removals and renames " +
+        "The $where $role node '$unknown', which graph '${graph.id}' does not have: it was written by a version " +
+            "of the graph " +
+            "that had that node (state schema '${data.stateSchema}' version ${data.stateVersion}). Node " +
+            "removals and renames " +
             "are not migrated; resume it with the version of the graph that wrote it, or add the node back.",
     )
 }

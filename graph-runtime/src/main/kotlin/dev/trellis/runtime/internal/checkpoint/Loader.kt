@@ -27,7 +27,9 @@ internal suspend fun loadRecord(
     while (true) {
         val where = "checkpoint ${record.sequence} of run '$runId'"
         if (record.graphId != graph.id) {
-            throw CheckpointFormatException("The $where belongs to graph '${record.graphId}', not to graph '${graph.id}'.")
+            throw CheckpointFormatException(
+                "The $where belongs to graph '${record.graphId}', not to graph '${graph.id}'.",
+            )
         }
         chain.addFirst(PositionCodec.unwrap(graph, record.payload, where))
         if (record.kind == CheckpointRecord.Kind.FULL) break

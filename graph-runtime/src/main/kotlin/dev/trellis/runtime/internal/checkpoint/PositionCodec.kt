@@ -82,21 +82,36 @@ internal object PositionCodec {
         val json = try {
             PersistenceJson.parseToJsonElement(text)
         } catch (e: SerializationException) {
-            throw CheckpointFormatException("The $where is corrupt: it is not valid JSON (${e.message?.lineSequence()?.first()}).", e)
+            throw CheckpointFormatException(
+                "The $where is corrupt: it is not valid JSON (${e.message?.lineSequence()?.first()}).",
+                e,
+            )
         }
         // The parser reads a bare word as an unquoted literal; JSON has only true, false, null and numbers.
-        if (json is JsonPrimitive && !json.isString && json !is JsonNull && json.booleanOrNull == null && json.doubleOrNull == null) {
-            throw CheckpointFormatException("The $where is corrupt: it is not valid JSON (it starts with '${json.content.take(20)}').")
+        if (json is JsonPrimitive && !json.isString && json !is JsonNull && json.booleanOrNull == null &&
+            json.doubleOrNull == null
+        ) {
+            throw CheckpointFormatException(
+                "The $where is corrupt: it is not valid JSON (it starts with '${json.content.take(20)}').",
+            )
         }
         val envelope = try {
             PersistenceJson.decodeFromJsonElement(Envelope.serializer(), json)
         } catch (e: SerializationException) {
-            throw CheckpointFormatException("The $where is corrupt: it is not a Trellis snapshot envelope (${e.message?.lineSequence()?.first()}).", e)
+            throw CheckpointFormatException(
+                "The $where is corrupt: it is not a Trellis snapshot envelope (${e.message?.lineSequence()?.first()}).",
+                e,
+            )
         } catch (e: IllegalArgumentException) {
-            throw CheckpointFormatException("The $where is corrupt: it is not a Trellis snapshot envelope (${e.message?.lineSequence()?.first()}).", e)
+            throw CheckpointFormatException(
+                "The $where is corrupt: it is not a Trellis snapshot envelope (${e.message?.lineSequence()?.first()}).",
+                e,
+            )
         }
         if (envelope.scope != RUN_SCOPE) {
-            throw CheckpointFormatException("The $where has scope '${envelope.scope}', but a run snapshot has scope '$RUN_SCOPE'.")
+            throw CheckpointFormatException(
+                "The $where has scope '${envelope.scope}', but a run snapshot has scope '$RUN_SCOPE'.",
+            )
         }
         if (envelope.schemaVersion != FORMAT_VERSION) {
             throw CheckpointFormatException(
@@ -107,9 +122,15 @@ internal object PositionCodec {
         val data = try {
             PersistenceJson.decodeFromJsonElement(PositionData.serializer(), envelope.data)
         } catch (e: SerializationException) {
-            throw CheckpointFormatException("The $where is corrupt: its data is not a run position (${e.message?.lineSequence()?.first()}).", e)
+            throw CheckpointFormatException(
+                "The $where is corrupt: its data is not a run position (${e.message?.lineSequence()?.first()}).",
+                e,
+            )
         } catch (e: IllegalArgumentException) {
-            throw CheckpointFormatException("The $where is corrupt: its data is not a run position (${e.message?.lineSequence()?.first()}).", e)
+            throw CheckpointFormatException(
+                "The $where is corrupt: its data is not a run position (${e.message?.lineSequence()?.first()}).",
+                e,
+            )
         }
         if (data.graphId != graph.id) {
             throw CheckpointFormatException(
@@ -123,9 +144,15 @@ internal object PositionCodec {
      * Folds a chain (a FULL position followed by the DELTAs written after it, oldest first) into one full
      * position and decodes its state, migrating an older schema version first.
      */
-    fun restore(graph: Graph, chain: List<Pair<Envelope, PositionData>>, migrations: List<StateMigration>, where: String): Restored {
+    fun restore(
+        graph: Graph,
+        chain: List<Pair<Envelope, PositionData>>,
+        migrations: List<StateMigration>,
+        where: String,
+    ): Restored {
         val base = chain.first().second
-        val baseState = base.state ?: throw CheckpointFormatException("The $where starts from a delta without its full snapshot.")
+        val baseState =
+            base.state ?: throw CheckpointFormatException("The $where starts from a delta without its full snapshot.")
         val current = graph.schema.version
         val written = chain.last().second.stateVersion
         if (written > current) {
@@ -158,8 +185,11 @@ internal object PositionCodec {
         for ((_, data) in chain) {
             for (write in data.writes) {
                 val key = graph.schema.keyOrNull(write.key)
-                    ?: throw CheckpointFormatException("The $where writes state key '${write.key}', which schema '${graph.schema.name}' does not declare.")
+                    ?: throw CheckpointFormatException(
+                        "The $where writes state key '${write.key}', which schema '${graph.schema.name}' does not declare.",
+                    )
                 val update = decodeValue(key, write.value, where)
+
                 @Suppress("UNCHECKED_CAST")
                 val reducer = keys[key.index].reducer as dev.trellis.graph.Reducer<Any?>?
                 val old = values[key.index]
@@ -196,9 +226,15 @@ internal object PositionCodec {
     private fun decodeValue(key: StateKey<*>, element: JsonElement, where: String): Any? = try {
         PersistenceJson.decodeFromJsonElement(key.serializer, element)
     } catch (e: SerializationException) {
-        throw CheckpointFormatException("The $where holds a value of state key '${key.name}' that is not a ${key.typeName}: ${e.message}", e)
+        throw CheckpointFormatException(
+            "The $where holds a value of state key '${key.name}' that is not a ${key.typeName}: ${e.message}",
+            e,
+        )
     } catch (e: IllegalArgumentException) {
-        throw CheckpointFormatException("The $where holds a value of state key '${key.name}' that is not a ${key.typeName}: ${e.message}", e)
+        throw CheckpointFormatException(
+            "The $where holds a value of state key '${key.name}' that is not a ${key.typeName}: ${e.message}",
+            e,
+        )
     }
 
     private fun migrate(

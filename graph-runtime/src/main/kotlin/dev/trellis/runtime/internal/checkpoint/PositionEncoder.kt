@@ -95,7 +95,11 @@ internal object PositionEncoder {
         for (i in 0 until writer.writeCount) {
             if (i > 0) out.append(',')
             val key = keys[writer.writeKeyAt(i)]
-            out.append("{\"key\":").appendJson(key.name).append(",\"value\":").append(PositionCodec.encodeValueText(key, writer.writeValueAt(i))).append('}')
+            out.append(
+                "{\"key\":",
+            ).appendJson(
+                key.name,
+            ).append(",\"value\":").append(PositionCodec.encodeValueText(key, writer.writeValueAt(i))).append('}')
         }
         out.append("],\"versions\":{")
         var first = true
@@ -123,7 +127,9 @@ internal object PositionEncoder {
             val n = writer.changedNodes.at(i)
             if (i > 0) out.append(',')
             val finished = position.counts[n] - if (rerun[n]) 1 else 0
-            out.appendJson(topology.nodes[n].id).append(":{\"count\":").append(finished).append(",\"status\":").appendJson(nodeStatus[n].name).append('}')
+            out.appendJson(
+                topology.nodes[n].id,
+            ).append(":{\"count\":").append(finished).append(",\"status\":").appendJson(nodeStatus[n].name).append('}')
         }
         out.append("},\"triggers\":[")
         val triggers = triggers(topology, position)
@@ -143,7 +149,11 @@ internal object PositionEncoder {
         out.append(",\"interrupts\":[")
         for (i in interrupts.indices) {
             if (i > 0) out.append(',')
-            out.append("{\"node\":").appendJson(interrupts[i].node.id).append(",\"payload\":").appendJson(interrupts[i].interruptPayload ?: "").append('}')
+            out.append(
+                "{\"node\":",
+            ).appendJson(
+                interrupts[i].node.id,
+            ).append(",\"payload\":").appendJson(interrupts[i].interruptPayload ?: "").append('}')
         }
         out.append("],\"errors\":[")
         for (i in errors.indices) {
@@ -183,7 +193,12 @@ internal object PositionEncoder {
         for ((order, t) in triggered.withIndex()) {
             for (c in channels.start[t] until channels.start[t + 1]) {
                 val count = position.tokens[c]
-                if (count > 0) result += TriggerData(topology.nodes[t].id, order.toLong(), topology.nodes[channels.source[c]].id, count)
+                if (count >
+                    0
+                ) {
+                    result +=
+                        TriggerData(topology.nodes[t].id, order.toLong(), topology.nodes[channels.source[c]].id, count)
+                }
             }
         }
         return result
@@ -200,7 +215,13 @@ internal fun StringBuilder.appendJson(text: String): StringBuilder {
             c == '\n' -> append("\\n")
             c == '\r' -> append("\\r")
             c == '\t' -> append("\\t")
-            c < ' ' -> append("\\u").append(HEX[c.code shr 12 and 15]).append(HEX[c.code shr 8 and 15]).append(HEX[c.code shr 4 and 15]).append(HEX[c.code and 15])
+            c < ' ' -> append("\\u").append(HEX[c.code shr 12 and 15]).append(HEX[c.code shr 8 and 15]).append(
+                HEX[
+                    c.code shr
+                        4 and
+                        15,
+                ],
+            ).append(HEX[c.code and 15])
             else -> append(c)
         }
     }

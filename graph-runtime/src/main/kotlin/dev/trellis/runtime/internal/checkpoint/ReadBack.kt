@@ -32,8 +32,10 @@ internal class ReadBack(private val keys: Array<StateKey<*>>) {
                 continue
             }
             return IllegalStateException(
-                "Node '${execution.node.id}' wrote a value of state key '${key.name}' (${key.typeName}) that a checkpoint " +
-                    "cannot hold: $problem. Saved, it would make the run's checkpoints unreadable (resume, fork and stateAt " +
+                "Node '${execution.node.id}' wrote a value of state key '${key.name}' (${key.typeName}) that a " +
+                    "checkpoint " +
+                    "cannot hold: $problem. Saved, it would make the run's checkpoints unreadable (resume, fork " +
+                    "and stateAt " +
                     "would fail), so the node failed and none of its writes was applied. ${advice()}",
             )
         }
