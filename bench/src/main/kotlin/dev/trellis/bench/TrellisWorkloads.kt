@@ -10,8 +10,8 @@ import dev.trellis.graph.graph
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
+import dev.trellis.runtime.events
 import dev.trellis.runtime.invoke
-import dev.trellis.runtime.run
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.launch
@@ -103,7 +103,7 @@ public object TrellisWorkloads {
     @JvmStatic
     public fun runCollect(graph: Graph, input: State): Int = runBlocking {
         var count = 0
-        graph.run(input).collect { count++ }
+        graph.events(input).collect { count++ }
         count
     }
 

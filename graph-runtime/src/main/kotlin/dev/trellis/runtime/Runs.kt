@@ -42,18 +42,33 @@ public suspend fun Graph.invoke(
 
 /**
  * A cold flow of the events of a run of this graph from [input]: each collection starts a fresh, isolated
- * run. The flow ends after the run's terminal event ([RunEvent.RunCompleted], [RunEvent.RunFailed]); a
- * failed run does not throw. Cancelling the collector cancels the run. A slow collector suspends the run,
- * nothing is dropped.
+ * run. The flow ends after the run's terminal event ([RunEvent.RunCompleted], [RunEvent.RunFailed],
+ * [RunEvent.RunCancelled], [RunEvent.RunInterrupted]); a failed run does not throw. Cancelling the collector
+ * cancels the run. A slow collector suspends the run, nothing is dropped. The Java facade's twin is
+ * `TrellisRunner.events`.
  *
  * ```kotlin
- * research.run(input).collect { event -> println(event) }
+ * research.events(input).collect { event -> println(event) }
  * ```
  */
-public fun Graph.run(input: State = schema.initialState(), options: RunOptions = RunOptions.DEFAULT): Flow<RunEvent> {
+public fun Graph.events(
+    input: State = schema.initialState(),
+    options: RunOptions = RunOptions.DEFAULT,
+): Flow<RunEvent> {
     val checked = checkInput(input)
     return engineEvents(options) { channel -> Engine(this, checked, options, channel) }
 }
+
+/**
+ * The former name of [events]. The standard library's `run { }` shadows it unless `dev.trellis.runtime.run` is
+ * imported, with baffling compiler errors, so it is deprecated.
+ */
+@Deprecated(
+    "Renamed to events: the standard library's run { } shadows it.",
+    ReplaceWith("events(input, options)", "dev.trellis.runtime.events"),
+)
+public fun Graph.run(input: State = schema.initialState(), options: RunOptions = RunOptions.DEFAULT): Flow<RunEvent> =
+    events(input, options)
 
 /**
  * Starts a run of this graph in [scope] and returns a handle on it; [onEvent] receives every event in order,

@@ -180,7 +180,7 @@ class CancellationStressTest {
                 )
                 context = "rep $rep, plan $plan"
                 val events = withTimeout(10.seconds) {
-                    fixture.g.run(stateOf(S.plan to plan)).onEach {
+                    fixture.g.events(stateOf(S.plan to plan)).onEach {
                         if (random.nextInt(3) ==
                             0
                         ) {
@@ -281,7 +281,7 @@ class CancellationStressTest {
                 val plan = fixture.plan(random, failures = random.nextInt(2))
                 val count = random.nextInt(1, 60)
                 context = "rep $rep, take $count"
-                val events = fixture.g.run(stateOf(S.plan to plan)).take(count).toList()
+                val events = fixture.g.events(stateOf(S.plan to plan)).take(count).toList()
                 EventInvariants.check(events, complete = false)
                 fixture.bodies.checkAllExited(context)
             }
@@ -330,7 +330,7 @@ class CancellationStressTest {
                 val control = RunControl()
                 val events = Collections.synchronizedList(ArrayList<RunEvent>())
                 val runner = launch(Dispatchers.Default) {
-                    fixture.g.run(stateOf(S.plan to plan), RunOptions(control = control)).toList(events)
+                    fixture.g.events(stateOf(S.plan to plan), RunOptions(control = control)).toList(events)
                 }
                 if (random.nextBoolean()) delay(random.nextLong(0, 2)) else repeat(random.nextInt(30)) { yield() }
                 control.drain()

@@ -72,7 +72,7 @@ class CancellationTest {
     fun `cancelling the collector of run cancels the nodes`() = runTest {
         val blocking = Blocking()
         val events = ArrayList<RunEvent>()
-        val collector = launch { blocking.g.run(options = virtualTime()).collect { events += it } }
+        val collector = launch { blocking.g.events(options = virtualTime()).collect { events += it } }
         blocking.bothRunning.await()
         collector.cancelAndJoin()
         blocking.observed shouldBe setOf("a", "b")
@@ -184,7 +184,7 @@ class CancellationTest {
         val collectorParent = Job()
         val blocking2 = Blocking()
         val collector = CoroutineScope(collectorParent + Dispatchers.Default).launch {
-            blocking2.g.run(options = RunOptions(dispatcher = Dispatchers.Default)).collect()
+            blocking2.g.events(options = RunOptions(dispatcher = Dispatchers.Default)).collect()
         }
         withTimeout(20.seconds) { blocking2.bothRunning.await() }
         collector.cancel()

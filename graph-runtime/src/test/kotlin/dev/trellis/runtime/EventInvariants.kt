@@ -125,7 +125,7 @@ class RecordedRun(val events: List<RunEvent>) {
 
 /** Runs this graph through [Graph.run], collects every event and checks the pairing rules. */
 suspend fun Graph.record(input: State = schema.initialState(), options: RunOptions = RunOptions.DEFAULT): RecordedRun {
-    val events = run(input, options).toList()
+    val events = events(input, options).toList()
     EventInvariants.check(events)
     return RecordedRun(events)
 }

@@ -97,7 +97,7 @@ class EventsTest {
         var received = 0
         var mostAhead = 0
         val events = ArrayList<RunEvent>()
-        g.run(options = virtualTime()).collect { event ->
+        g.events(options = virtualTime()).collect { event ->
             events += event
             if (event is RunEvent.Custom) {
                 received++
@@ -120,7 +120,7 @@ class EventsTest {
             start(a)
             a then b
         }
-        g.run(options = virtualTime()).test {
+        g.events(options = virtualTime()).test {
             awaitItem().shouldBeInstanceOf<RunEvent.RunStarted>().graphId shouldBe "turbine"
             awaitItem().shouldBeInstanceOf<RunEvent.NodeStarted>().nodeId shouldBe "a"
             val completed = awaitItem().shouldBeInstanceOf<RunEvent.NodeCompleted>()
@@ -144,7 +144,7 @@ class EventsTest {
             }
             start(a)
         }
-        val flow = g.run(options = virtualTime())
+        val flow = g.events(options = virtualTime())
         val first = flow.toList()
         val second = flow.toList()
         EventInvariants.check(first)

@@ -189,7 +189,7 @@ object NoTestLibraryChild {
         }
         runBlocking {
             val result = g.invoke()
-            val events = g.run().toList()
+            val events = g.events().toList()
             println("${result.status} ${result.state[RunTestDefaultsTest.S.log].sorted()} events=${events.size}")
         }
     }

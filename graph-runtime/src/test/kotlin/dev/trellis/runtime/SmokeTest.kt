@@ -39,7 +39,7 @@ class SmokeTest {
 
     @Test
     fun `events are paired`(): Unit = runBlocking {
-        val events = diamond.run().toList()
+        val events = diamond.events().toList()
         events.first() shouldBe events.filterIsInstance<RunEvent.RunStarted>().single()
         (events.last() is RunEvent.RunCompleted) shouldBe true
         events.map { it.sequence } shouldBe events.indices.map { it.toLong() }

@@ -224,7 +224,7 @@ class WorkerStressTest {
                 val plan = randomPlan(random, width)
                 context = "rep $rep"
                 val collector = Random(rep)
-                val events = g.run(stateOf(S.plan to plan)).onEach {
+                val events = g.events(stateOf(S.plan to plan)).onEach {
                     when (collector.nextInt(4)) {
                         0 -> delay(1)
                         1 -> yield()

@@ -11,12 +11,12 @@ import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.RunSnapshot
 import dev.trellis.runtime.checkpoints
+import dev.trellis.runtime.events
 import dev.trellis.runtime.fork
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.loadSnapshot
 import dev.trellis.runtime.resume
 import dev.trellis.runtime.resumeEvents
-import dev.trellis.runtime.run
 import dev.trellis.runtime.start
 import dev.trellis.runtime.stateAt
 import dev.trellis.runtime.takeSnapshot
@@ -133,7 +133,7 @@ public class TrellisRunner internal constructor(
      * subscription cancels the run. Passes the Reactive Streams TCK.
      */
     public fun events(input: State): Flow.Publisher<RunEvent> {
-        val events = graph.run(input, options)
+        val events = graph.events(input, options)
         return flowPublish(context) { events.collect { send(it) } }
     }
 
@@ -142,7 +142,7 @@ public class TrellisRunner internal constructor(
 
     /** As [events], as a Reactive Streams [Publisher] (for Reactor, RxJava, Mutiny, ...). */
     public fun reactiveEvents(input: State): Publisher<RunEvent> {
-        val events = graph.run(input, options)
+        val events = graph.events(input, options)
         return publish(context) { events.collect { send(it) } }
     }
 

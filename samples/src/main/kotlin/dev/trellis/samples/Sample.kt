@@ -5,7 +5,7 @@ import dev.trellis.graph.State
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
-import dev.trellis.runtime.run
+import dev.trellis.runtime.events
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlin.time.TimeSource
 
@@ -45,7 +45,7 @@ internal suspend fun runAndCollect(
     onEvent: suspend (RunEvent) -> Unit,
 ): RunResult {
     var result: RunResult? = null
-    graph.run(input, context.options(runId)).collect { event ->
+    graph.events(input, context.options(runId)).collect { event ->
         onEvent(event)
         when (event) {
             is RunEvent.RunCompleted -> result = event.result

@@ -4,7 +4,7 @@ package dev.trellis.runtime.agent
  * The payload of a custom event streamed by an agent called from an [agentNode].
  *
  * ```kotlin
- * graph.run(input).collect { event ->
+ * graph.events(input).collect { event ->
  *     if (event is RunEvent.Custom) when (val p = event.payload) {
  *         is AgentEvent.Token -> print(p.text)
  *         is AgentEvent.Step -> println("[${p.agent}] ${p.description}")

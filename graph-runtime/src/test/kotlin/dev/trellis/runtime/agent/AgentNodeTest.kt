@@ -8,8 +8,8 @@ import dev.trellis.graph.stateOf
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.Status
+import dev.trellis.runtime.events
 import dev.trellis.runtime.invoke
-import dev.trellis.runtime.run
 import dev.trellis.runtime.start
 import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.ints.shouldBeGreaterThan
@@ -166,7 +166,7 @@ class AgentNodeTest {
 
     @Test
     fun `streamed tokens surface as custom events of the agent node`() = runTest {
-        val events = chatGraph(MemoryAgent()).run(stateOf(Chat.user to "ada"), options()).toList()
+        val events = chatGraph(MemoryAgent()).events(stateOf(Chat.user to "ada"), options()).toList()
         val custom = events.filterIsInstance<RunEvent.Custom>()
         custom.map { it.nodeId } shouldContainExactly listOf("ask", "again")
         custom.map { it.payload } shouldContainExactly List(2) { AgentEvent.Token("MemoryAgent", "thinking") }

@@ -7,8 +7,8 @@ import dev.trellis.graph.graph
 import dev.trellis.graph.stateOf
 import dev.trellis.runtime.NodeTimeoutException
 import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.events
 import dev.trellis.runtime.invoke
-import dev.trellis.runtime.run
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.types.shouldBeInstanceOf
 import kotlinx.coroutines.delay
@@ -48,7 +48,7 @@ class SupportGraphTest {
             if (calls == 1) delay(5.minutes) // the first call hangs: the 10 s timeout cuts it short
             "Have you tried turning it off and on again?"
         }
-        graph.run(ticket).test {
+        graph.events(ticket).test {
             awaitItem().shouldBeInstanceOf<RunEvent.RunStarted>()
             awaitItem().shouldBeInstanceOf<RunEvent.NodeStarted>().nodeId shouldBe "classify"
             awaitItem().shouldBeInstanceOf<RunEvent.NodeCompleted>().nodeId shouldBe "classify"

@@ -16,11 +16,11 @@ import dev.trellis.runtime.SnapshotPreset
 import dev.trellis.runtime.StateMigration
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.checkpoints
+import dev.trellis.runtime.events
 import dev.trellis.runtime.fork
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.loadSnapshot
 import dev.trellis.runtime.resume
-import dev.trellis.runtime.run
 import dev.trellis.runtime.stateAt
 import dev.trellis.runtime.takeSnapshot
 import io.kotest.assertions.throwables.shouldThrow
@@ -153,7 +153,7 @@ abstract class RunPersistenceContract {
     @Test
     fun `a checkpoint follows every step, with deltas between full snapshots`(): Unit = runBlocking {
         val store = newStore()
-        val events = pipeline.run(options = options(store, "r2")).toList()
+        val events = pipeline.events(options = options(store, "r2")).toList()
         val saved = events.filterIsInstance<RunEvent.CheckpointSaved>()
         val completions = events.count { it is RunEvent.NodeCompleted || it is RunEvent.NodeCancelled }
         saved.size shouldBe completions + 2 // start, one per completion, end

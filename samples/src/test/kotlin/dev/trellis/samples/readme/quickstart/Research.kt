@@ -5,8 +5,8 @@ import dev.trellis.graph.Retry
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.graph.stateOf
+import dev.trellis.runtime.events
 import dev.trellis.runtime.invoke
-import dev.trellis.runtime.run
 import kotlinx.coroutines.runBlocking
 import kotlin.time.Duration.Companion.seconds
 
@@ -36,5 +36,5 @@ val research = graph("research", Research) {
 fun main() = runBlocking {
     val result = research.invoke(stateOf(Research.question to "Why is the sky blue?"))
     println("${result.status} after ${result.state[Research.drafts]} drafts") // COMPLETED after 3 drafts
-    research.run(stateOf(Research.question to "Why?")).collect { event -> println(event) }
+    research.events(stateOf(Research.question to "Why?")).collect { event -> println(event) }
 }
