@@ -28,9 +28,7 @@ internal class AppendList<E> private constructor(
 
     @Suppress("UNCHECKED_CAST")
     override fun get(index: Int): E {
-        if (index < 0 ||
-            index >= size
-        ) {
+        if (index < 0 || index >= size) {
             throw IndexOutOfBoundsException("Index $index is out of bounds of a list of size $size.")
         }
         return buffer.slots[index] as E

@@ -22,9 +22,7 @@ internal fun requireCheckpointable(schemaName: String, keyName: String, serializ
     val root = serializer.descriptor
     val open = openPolymorphism(root) ?: return
     val base = open.baseName()
-    val where = if (open ===
-        root
-    ) {
+    val where = if (open === root) {
         "is of type $base"
     } else {
         "is of type ${root.serialName.removeSuffix("?")}, which holds $base"

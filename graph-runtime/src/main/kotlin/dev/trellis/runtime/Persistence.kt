@@ -99,7 +99,6 @@ public suspend fun Graph.fork(
         lastWriters = restored.data.lastWriters,
         nodes = restored.data.nodes,
         triggers = restored.data.triggers,
-        nextStamp = restored.data.nextStamp,
         ready = restored.data.ready + restored.data.interrupts.map { it.node }.filter { it !in restored.data.ready },
         totalExecutions = restored.data.totalExecutions,
     )

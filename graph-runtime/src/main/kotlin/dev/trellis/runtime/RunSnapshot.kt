@@ -82,7 +82,6 @@ public suspend fun Graph.takeSnapshot(
             stateJson,
             versions = versions,
             version = d.version,
-            nextStamp = 0,
             totalExecutions = 0,
         )
     } else {
@@ -99,11 +98,10 @@ public suspend fun Graph.takeSnapshot(
             d.version,
             d.nodes,
             d.triggers,
-            d.nextStamp,
-            d.ready,
-            d.totalExecutions,
-            d.interrupts,
-            d.errors,
+            ready = d.ready,
+            totalExecutions = d.totalExecutions,
+            interrupts = d.interrupts,
+            errors = d.errors,
         )
     }
     val createdAt = Instant.now()
@@ -128,15 +126,11 @@ public suspend fun Graph.takeSnapshot(
 @JvmOverloads
 public fun Graph.loadSnapshot(json: String, migrations: List<StateMigration> = emptyList()): RunSnapshot {
     val unwrapped = PositionCodec.unwrap(this, json, "snapshot")
-    if (unwrapped.second.state ==
-        null
-    ) {
+    if (unwrapped.second.state == null) {
         throw CheckpointFormatException("The snapshot holds no state; it is not a full snapshot.")
     }
     val restored = PositionCodec.restore(this, listOf(unwrapped), migrations, "snapshot")
-    val preset = if (unwrapped.second.status ==
-        SnapshotPreset.STATE.name
-    ) {
+    val preset = if (unwrapped.second.status == SnapshotPreset.STATE.name) {
         SnapshotPreset.STATE
     } else {
         SnapshotPreset.RESUMABLE
@@ -182,9 +176,8 @@ public suspend fun Graph.resume(snapshot: RunSnapshot, options: RunOptions = Run
         d.version,
         d.nodes,
         d.triggers,
-        d.nextStamp,
-        d.ready,
-        d.totalExecutions,
+        ready = d.ready,
+        totalExecutions = d.totalExecutions,
     )
     val engine =
         Engine(this, snapshot.state, options, null, Restored(data, snapshot.state, snapshot.appData), fresh = true)

@@ -128,11 +128,7 @@ internal fun Engine.fail(error: Throwable) {
  */
 private fun Engine.cancelRunning() {
     for (execution in position.running) {
-        if (execution != null &&
-            execution.status == Status.EXECUTING
-        ) {
-            execution.cancel()
-        }
+        if (execution != null && execution.status == Status.EXECUTING) execution.cancel()
     }
 }
 

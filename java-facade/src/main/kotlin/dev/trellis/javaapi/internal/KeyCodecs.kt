@@ -79,9 +79,7 @@ internal object KeyCodecs {
         val name = "java.util.Map<${javaName(keyType)},${javaName(valueType)}>"
         val keys = scalar(keyType)
         val values = scalar(valueType)
-        if (keys == null ||
-            values == null
-        ) {
+        if (keys == null || values == null) {
             return jackson(keyName, name) { JacksonCodecs.mapOf(schema, keyName, keyType, valueType) }
         }
         return JavaNamed(name, MapSerializer(keys, values.nullable)).unchecked()

@@ -214,7 +214,6 @@ internal object PositionCodec {
             lastWriters = lastWriters,
             nodes = nodes,
             triggers = last.triggers,
-            nextStamp = last.nextStamp,
             ready = last.ready,
             totalExecutions = last.totalExecutions,
             interrupts = last.interrupts,
