@@ -39,23 +39,13 @@ class CrashResumeTest {
         }
     }
 
-    private fun child(vararg args: String, out: File): Process {
-        val java = Path.of(System.getProperty("java.home"), "bin", "java").toString()
-        val command =
-            listOf(
-                java,
-                "-Xmx256m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-                System.getProperty("java.class.path"),
-                CrashChild::class.java.name,
-            ) +
-                args
-        return ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out).start()
-    }
+    private fun child(vararg args: String, out: File): Process = ChildJvm.start(
+        CrashChild::class.java,
+        args.toList(),
+        out,
+    )
 
-    private fun output(file: File) = if (file.exists()) file.readText().take(4_000) else "(no output)"
+    private fun output(file: File) = ChildJvm.output(file)
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)

@@ -27,23 +27,13 @@ class DrainOnShutdownTest {
     @TempDir
     lateinit var dir: Path
 
-    private fun child(vararg args: String, out: File): Process {
-        val java = Path.of(System.getProperty("java.home"), "bin", "java").toString()
-        val command =
-            listOf(
-                java,
-                "-Xmx256m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-                System.getProperty("java.class.path"),
-                DrainChild::class.java.name,
-            ) +
-                args
-        return ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out).start()
-    }
+    private fun child(vararg args: String, out: File): Process = ChildJvm.start(
+        DrainChild::class.java,
+        args.toList(),
+        out,
+    )
 
-    private fun output(file: File) = if (file.exists()) file.readText().take(4_000) else "(no output)"
+    private fun output(file: File) = ChildJvm.output(file)
 
     private fun done(side: Path): Int = if (Files.exists(side)) {
         Files.readAllLines(side).count {
