@@ -45,4 +45,12 @@ final class JavaWorkloads {
         }
         return builder.maxNodeExecutions(width + 2).build();
     }
+
+    /** A map node of one trivial {@code map} task (inline) per item, each adding its item to the total. */
+    static Graph map() {
+        return JavaGraph.builder("java-map", MapState.INSTANCE)
+            .map("add", MapState.INSTANCE.getItems(), (ctx, item) -> ctx.set(MapState.INSTANCE.getTotal(), item))
+            .start("add")
+            .build();
+    }
 }

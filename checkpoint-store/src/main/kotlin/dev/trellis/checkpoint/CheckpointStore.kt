@@ -28,7 +28,9 @@ public interface CheckpointStore : AutoCloseable {
     /**
      * Takes ownership of [runId] for [owner] and returns a lease with a new fencing epoch (the previous epoch + 1).
      *
-     * The run is created if it does not exist. The claim succeeds when nobody holds a live lease, when the live
+     * The run is created if it does not exist. [runId] and [owner] must follow the id policy (not blank, at most 256
+     * characters, no NUL character, no unpaired surrogates), or the claim fails with [IllegalArgumentException]
+     * before touching the store. The claim succeeds when nobody holds a live lease, when the live
      * lease is [owner]'s own (the earlier lease is then fenced out), or when the holder's lease has expired.
      *
      * @throws RunOwnedException when another owner holds a lease that has not expired.
@@ -64,13 +66,22 @@ public interface CheckpointStore : AutoCloseable {
      */
     public suspend fun append(lease: Lease, record: CheckpointRecord)
 
-    /** The checkpoint of [runId] with the highest sequence, or `null` when the run has none. */
+    /**
+     * The checkpoint of [runId] with the highest sequence, or `null` when the run has none.
+     * @throws UnreadableCheckpointException when its stored row cannot be decoded.
+     */
     public suspend fun latest(runId: String): CheckpointRecord?
 
-    /** The [sequence]-th checkpoint of [runId], or `null` when it does not exist or was pruned. */
+    /**
+     * The [sequence]-th checkpoint of [runId], or `null` when it does not exist or was pruned.
+     * @throws UnreadableCheckpointException when its stored row cannot be decoded.
+     */
     public suspend fun get(runId: String, sequence: Long): CheckpointRecord?
 
-    /** All stored checkpoints of [runId], oldest first (ordered by sequence); empty for an unknown run. */
+    /**
+     * All stored checkpoints of [runId], oldest first (ordered by sequence); empty for an unknown run. A checkpoint
+     * whose stored row cannot be decoded is left out ([get] of its sequence says why).
+     */
     public suspend fun history(runId: String): List<CheckpointRecord>
 
     /** Every run the store knows, ordered by run id. */

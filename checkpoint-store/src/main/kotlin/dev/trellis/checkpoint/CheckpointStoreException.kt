@@ -51,3 +51,17 @@ public class CheckpointConflictException(
     public val latestSequence: Long,
     message: String,
 ) : CheckpointStoreException(message)
+
+/**
+ * A stored checkpoint's row cannot be decoded (a corrupt column: its time, kind, metadata or sequence). Thrown by
+ * [CheckpointStore.get] and [CheckpointStore.latest] for that checkpoint; [CheckpointStore.history] leaves such a
+ * row out, so one bad row does not hide the rest of the run. The message names the run, the sequence and the column.
+ */
+public class UnreadableCheckpointException(
+    /** The run the checkpoint belongs to. */
+    public val runId: String,
+    /** The checkpoint's sequence as stored (its text, since the sequence itself may be what is corrupt). */
+    public val sequence: String,
+    message: String,
+    cause: Throwable? = null,
+) : CheckpointStoreException(message, cause)

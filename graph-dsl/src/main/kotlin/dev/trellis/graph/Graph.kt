@@ -34,11 +34,34 @@ public class Graph internal constructor(
     /** The edges leaving node [id], in declaration order. */
     public fun edgesFrom(id: String): List<Edge> = edges.filter { it.from == id }
 
+    /** Whether a node of this graph is a subgraph or map node (`docs/semantics.md` §11). */
+    @InternalTrellisApi
+    public val hasComposites: Boolean = nodes.any { it.composite != null }
+
     /** The edges that close a cycle (back edges of a depth-first walk from the entry points). */
     public val backEdges: List<Edge> get() = topology.backEdges
 
-    /** A Mermaid flowchart of this graph, for docs and tools. */
-    public fun toMermaid(): String = Mermaid.render(this)
+    /**
+     * A Mermaid flowchart of this graph, for docs and tools. With [showSlices], each node's label also lists the
+     * keys it declared it reads and writes (`*` for an undeclared half).
+     */
+    @JvmOverloads
+    public fun toMermaid(showSlices: Boolean = false): String = Mermaid.render(this, showSlices)
+
+    /**
+     * Checks the node slices of this graph (`docs/semantics.md` §12) and reports the pairs of nodes that can run in
+     * parallel and both declare writes to a key without a reducer, and the nodes it cannot check (no write slice).
+     * `build()` already refused the definite pairs; the rest are reported here.
+     *
+     * ```kotlin
+     * graph.validate().parallelWrites.forEach { println(it.problem()) }
+     * ```
+     */
+    public fun validate(): GraphReport = GraphReport(
+        id,
+        ParallelWrites.find(topology, config.maxConcurrency),
+        nodes.filter { it.slice?.writes == null }.map { it.id },
+    )
 
     override fun toString(): String = "Graph($id, ${nodes.size} nodes, ${edges.size} edges)"
 

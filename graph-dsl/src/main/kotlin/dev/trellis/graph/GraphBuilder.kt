@@ -37,6 +37,8 @@ public class GraphBuilder(
     private val edges = ArrayList<Edge>()
     private val entries = ArrayList<String>()
     private val config = GraphConfigBuilder()
+    private val interceptors = LinkedHashMap<String, MutableList<NodeInterceptor>>()
+    private val composites = ArrayList<String>()
 
     /** The end of a path: route to it to finish, e.g. `review.route(write, END) { ... }`. */
     @Suppress("PropertyName", "ktlint:standard:property-naming")
@@ -44,16 +46,157 @@ public class GraphBuilder(
 
     /**
      * Declares a node [id] running [body], with an optional per-attempt [timeout], [retry] policy and
-     * [description]; returns a handle for wiring edges.
+     * [description]; returns a handle for wiring edges. [reads] and [writes], when given, are the node's slice
+     * ([NodeSlice], `docs/semantics.md` §12): the only keys its body may read and write.
      */
     public fun node(
         id: String,
         timeout: Duration? = null,
         retry: Retry? = null,
         description: String? = null,
+        reads: Set<StateKey<*>>? = null,
+        writes: Set<StateKey<*>>? = null,
         body: NodeBody,
     ): NodeRef {
-        nodes += Node(id, body, timeout, retry, description, nodes.size)
+        val slice = if (reads == null && writes == null) null else NodeSlice(reads, writes)
+        nodes += Node(id, body, timeout, retry, description, nodes.size, slice = slice)
+        return NodeRef.of(id)
+    }
+
+    /**
+     * Declares a subgraph node [id]: each execution runs [graph] as a child run, its input built from this
+     * graph's state and its final state written back by [mapping] (`docs/semantics.md` §11). [timeout] bounds
+     * each attempt (one child run); [retry] runs the whole child run again.
+     *
+     * ```kotlin
+     * val research = subgraph("research", researchGraph) {
+     *     input(Plan.topic, Research.question)
+     *     output(Research.answer, Plan.findings)
+     * }
+     * ```
+     */
+    public fun subgraph(
+        id: String,
+        graph: Graph,
+        timeout: Duration? = null,
+        retry: Retry? = null,
+        description: String? = null,
+        mapping: SubgraphMapping.() -> Unit = {},
+    ): NodeRef {
+        val spec = SubgraphMapping(schema, graph.schema).apply(mapping)
+        spec.problems.forEach { composites += "Subgraph node '$id' $it" }
+        val composite = Composite.Subgraph(graph, spec)
+        nodes +=
+            Node(
+                id,
+                { (this as CompositeScope).runSubgraph(composite) },
+                timeout,
+                retry,
+                description,
+                nodes.size,
+                composite,
+                spec.slice(emptyList(), emptyList()),
+            )
+        return NodeRef.of(id)
+    }
+
+    /**
+     * Declares a map node [id]: each execution runs [task] once per item of the list in [over] (dynamic fan-out),
+     * at most [maxConcurrency] at once, and merges the tasks' writes in task order; its successors run once, after
+     * every task (`docs/semantics.md` §11). [timeout] and [retry] apply to each task; [onTaskFailure] says what a
+     * failed task does, [errors] receives the failures under [TaskFailure.COLLECT].
+     *
+     * ```kotlin
+     * val summarize = map("summarize", over = Docs.items, maxConcurrency = 8) { doc ->
+     *     set(Docs.summaries, listOf(doc.take(40)))
+     * }
+     * ```
+     */
+    public fun <T> map(
+        id: String,
+        over: StateKey<out List<T>>,
+        maxConcurrency: Int = Int.MAX_VALUE,
+        onTaskFailure: TaskFailure = TaskFailure.FAIL_FAST,
+        errors: StateKey<List<TaskError>>? = null,
+        timeout: Duration? = null,
+        retry: Retry? = null,
+        description: String? = null,
+        task: suspend NodeScope.(item: T) -> Unit,
+    ): NodeRef {
+        @Suppress("UNCHECKED_CAST")
+        val body = task as suspend NodeScope.(Any?) -> Unit
+        return addMap(id, over, maxConcurrency, onTaskFailure, errors, timeout, retry, description, body, null, null)
+    }
+
+    /**
+     * Declares a map node [id] whose tasks are child runs of [graph], one per item of the list in [over], each mapped
+     * by [mapping] (its input block sees the task's `item`); otherwise like the map node with a task body.
+     *
+     * ```kotlin
+     * val research = map("research", over = Plan.questions, graph = researchGraph, maxConcurrency = 4) {
+     *     input { set(Research.question, item) }
+     *     output(Research.answer, Plan.findings)
+     * }
+     * ```
+     */
+    public fun <T> map(
+        id: String,
+        over: StateKey<out List<T>>,
+        graph: Graph,
+        maxConcurrency: Int = Int.MAX_VALUE,
+        onTaskFailure: TaskFailure = TaskFailure.FAIL_FAST,
+        errors: StateKey<List<TaskError>>? = null,
+        timeout: Duration? = null,
+        retry: Retry? = null,
+        description: String? = null,
+        mapping: TaskMapping<T>.() -> Unit = {},
+    ): NodeRef {
+        val spec = TaskMapping<T>(schema, graph.schema).apply(mapping)
+        spec.problems.forEach { composites += "Map node '$id' $it" }
+        return addMap(id, over, maxConcurrency, onTaskFailure, errors, timeout, retry, description, null, graph, spec)
+    }
+
+    private fun addMap(
+        id: String,
+        over: StateKey<out List<*>>,
+        maxConcurrency: Int,
+        onTaskFailure: TaskFailure,
+        errors: StateKey<List<TaskError>>?,
+        timeout: Duration?,
+        retry: Retry?,
+        description: String?,
+        body: (suspend NodeScope.(Any?) -> Unit)?,
+        graph: Graph?,
+        mapping: TaskMapping<*>?,
+    ): NodeRef {
+        if (over.schema !== schema) {
+            composites += "Map node '$id' maps over key '${over.name}' of schema '${over.schema.name}'; " +
+                "use a key of this graph's schema '${schema.name}'."
+        }
+        if (errors != null && errors.schema !== schema) {
+            composites += "Map node '$id' writes its errors to key '${errors.name}' of schema " +
+                "'${errors.schema.name}'; use a key of this graph's schema '${schema.name}'."
+        }
+        if (maxConcurrency < 1) {
+            composites += "Map node '$id' has maxConcurrency $maxConcurrency; it must be at least 1 " +
+                "(1 runs the tasks one after another)."
+        }
+        if (errors != null && onTaskFailure != TaskFailure.COLLECT) {
+            composites += "Map node '$id' names an errors key but fails fast, so it never writes it; " +
+                "pass onTaskFailure = TaskFailure.COLLECT or drop the errors key."
+        }
+        val composite = Composite.Map(over, maxConcurrency, onTaskFailure, errors, body, graph, mapping)
+        nodes +=
+            Node(
+                id,
+                { (this as CompositeScope).runMap(composite) },
+                timeout,
+                retry,
+                description,
+                nodes.size,
+                composite,
+                mapping?.slice(listOf(over), listOfNotNull(errors)),
+            )
         return NodeRef.of(id)
     }
 
@@ -77,6 +220,14 @@ public class GraphBuilder(
         edges += Edge.Route(id, targets.map { it.id }.frozen(), selector)
     }
 
+    /**
+     * Wraps this node's attempts in [interceptors], inside the run's and the graph's; calls add up, the first
+     * installed being the outermost (`docs/semantics.md` §13).
+     */
+    public fun NodeRef.intercept(vararg interceptors: NodeInterceptor) {
+        this@GraphBuilder.interceptors.getOrPut(id) { ArrayList() } += interceptors
+    }
+
     /** Sets limits and defaults of the graph's runs. */
     public fun config(block: GraphConfigBuilder.() -> Unit) {
         config.block()
@@ -90,7 +241,19 @@ public class GraphBuilder(
     public fun build(): Graph {
         val problems = ArrayList<String>()
         problems += config.problems()
-        val topology = Topology.compile(id, schema, nodes.toList(), edges.toList(), entries.toList(), problems)
+        for (node in interceptors.keys) {
+            if (nodes.none { it.id == node }) {
+                problems +=
+                    "intercept: '$node' is not a node of this graph; declare it with node(\"$node\") { } or fix the name."
+            }
+        }
+        problems += composites
+        val nodes = nodes.map { it.withPolicies(interceptors[it.id]?.toList().orEmpty()) }
+        val topology = Topology.compile(id, schema, nodes, edges.toList(), entries.toList(), problems)
+        if (topology != null) {
+            val maxConcurrency = config.maxConcurrency
+            ParallelWrites.find(topology, maxConcurrency).filter { it.definite }.mapTo(problems) { it.problem() }
+        }
         if (problems.isNotEmpty() || topology == null) throw GraphValidationException(id, problems)
         schema.freeze()
         return Graph(id, schema, nodes.frozen(), edges.frozen(), entries.distinct().frozen(), config.build(), topology)

@@ -1,5 +1,6 @@
 package dev.trellis.graph
 
+import java.util.Collections
 import kotlin.time.Duration
 
 /**
@@ -22,10 +23,14 @@ public class GraphConfig internal constructor(
     public val defaultNodeTimeout: Duration?,
     /** The retry policy of nodes that set none. */
     public val defaultRetry: Retry,
+    /** Interceptors of every node, outermost first, inside the run's and outside each node's (`docs/semantics.md` §13). */
+    public val interceptors: List<NodeInterceptor> = emptyList(),
 ) {
     override fun toString(): String =
         "GraphConfig(maxNodeExecutions=$maxNodeExecutions, executionTimeout=$executionTimeout, " +
-            "maxConcurrency=$maxConcurrency, failFast=$failFast, defaultNodeTimeout=$defaultNodeTimeout, defaultRetry=$defaultRetry)"
+            "maxConcurrency=$maxConcurrency, failFast=$failFast, defaultNodeTimeout=$defaultNodeTimeout, " +
+            "defaultRetry=$defaultRetry, " +
+            "interceptors=${interceptors.size})"
 
     /** Defaults. */
     public companion object {
@@ -59,6 +64,16 @@ public class GraphConfigBuilder {
     /** See [GraphConfig.defaultRetry]. */
     public var defaultRetry: Retry = Retry.NONE
 
+    private val interceptors = ArrayList<NodeInterceptor>()
+
+    /**
+     * Wraps every node's attempts in [interceptors]; calls add up, the first installed being the outermost
+     * (`docs/semantics.md` §13).
+     */
+    public fun intercept(vararg interceptors: NodeInterceptor) {
+        this.interceptors += interceptors
+    }
+
     internal fun problems(): List<String> = buildList {
         if (maxNodeExecutions < 1) add("config: maxNodeExecutions must be at least 1, but was $maxNodeExecutions.")
         if (maxConcurrency < 1) add("config: maxConcurrency must be at least 1, but was $maxConcurrency.")
@@ -75,5 +90,13 @@ public class GraphConfigBuilder {
     }
 
     internal fun build(): GraphConfig =
-        GraphConfig(maxNodeExecutions, executionTimeout, maxConcurrency, failFast, defaultNodeTimeout, defaultRetry)
+        GraphConfig(
+            maxNodeExecutions,
+            executionTimeout,
+            maxConcurrency,
+            failFast,
+            defaultNodeTimeout,
+            defaultRetry,
+            Collections.unmodifiableList(interceptors.toList()),
+        )
 }

@@ -18,7 +18,37 @@ public class Node internal constructor(
     public val description: String?,
     /** The node's position in declaration order. */
     @property:InternalTrellisApi public val index: Int,
+    /** What a subgraph or map node runs (`docs/semantics.md` §11), or null for a plain node. */
+    @property:InternalTrellisApi public val composite: Composite? = null,
+    /** The keys the node declared it reads and writes (`docs/semantics.md` §12), or null when it declared neither. */
+    public val slice: NodeSlice? = null,
+    /** The node's own interceptors, outermost first, inside the run's and the graph's (`docs/semantics.md` §13). */
+    public val interceptors: List<NodeInterceptor> = emptyList(),
 ) {
+    /** This node with [interceptors]; the builder's way to attach the policies declared after the node. */
+    internal fun withPolicies(interceptors: List<NodeInterceptor>): Node =
+        if (interceptors.isEmpty()) {
+            this
+        } else {
+            Node(
+                id,
+                body,
+                timeout,
+                retry,
+                description,
+                index,
+                composite,
+                slice,
+                interceptors,
+            )
+        }
+
+    /** The graph a subgraph node (or a map node whose tasks are subgraphs) runs, or null. */
+    public val subgraph: Graph? get() = composite?.graph
+
+    /** Whether this is a map node (dynamic fan-out, `docs/semantics.md` §11). */
+    public val isMap: Boolean get() = composite is Composite.Map
+
     override fun toString(): String = "Node($id)"
 }
 

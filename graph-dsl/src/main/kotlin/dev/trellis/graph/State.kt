@@ -23,6 +23,7 @@ public class State private constructor(
         checkKey(key)
         val value = values[key.index]
         if (value === Unset) {
+            checkReadable(key)
             throw NoSuchElementException(
                 "State key '${key.name}' of schema '${schema.name}' has no value and no default. " +
                     "Give it a value in the run's input, or declare it with a default.",
@@ -36,14 +37,20 @@ public class State private constructor(
     public fun <T> getOrNull(key: StateKey<T>): T? {
         checkKey(key)
         val value = values[key.index]
+        if (value === Unset) {
+            checkReadable(key)
+            return null
+        }
         @Suppress("UNCHECKED_CAST")
-        return if (value === Unset) null else value as T
+        return value as T
     }
 
     /** Whether [key] has a value (written, given in the input, or a default). */
     public fun contains(key: StateKey<*>): Boolean {
         checkKey(key)
-        return values[key.index] !== Unset
+        if (values[key.index] !== Unset) return true
+        checkReadable(key)
+        return false
     }
 
     /** Returns a copy of this state with [key] set to [value]; reducers are not applied. */
@@ -67,6 +74,7 @@ public class State private constructor(
     /** The version of [key]: 0 until the first write during a run, then raised on each write. */
     public fun versionOf(key: StateKey<*>): Long {
         checkKey(key)
+        if (values[key.index] === Unset) checkReadable(key)
         return versions[key.index]
     }
 
@@ -92,6 +100,30 @@ public class State private constructor(
     /** A copy of the version array, to be changed and wrapped by [fromArrays]. */
     @InternalTrellisApi
     public fun copyVersions(): LongArray = versions.copyOf()
+
+    /**
+     * A view of this state for a node with a read slice ([NodeSlice.view]): keys for which [readable] (of a key
+     * index) is false look absent, and reading one throws what [violation] returns. The view is marked by one
+     * extra slot at the end of its value array holding its [ReadGuard], so that a plain state carries no field
+     * for it and its reads pay nothing: the guard is consulted only on the path of a key without a value.
+     */
+    @InternalTrellisApi
+    public fun readView(readable: (Int) -> Boolean, violation: (StateKey<*>) -> Throwable): State {
+        val count = versions.size
+        val copy = arrayOfNulls<Any?>(count + 1)
+        for (i in 0 until count) copy[i] = if (readable(i)) values[i] else Unset
+        copy[count] = ReadGuard(readable, violation)
+        return State(schema, copy, versions)
+    }
+
+    /** On a read view, throws when [key] is outside the read slice; a plain state has no guard slot. */
+    private fun checkReadable(key: StateKey<*>) {
+        if (values.size == versions.size) return
+        val guard = values[versions.size] as ReadGuard
+        if (!guard.readable(key.index)) throw guard.violation(key)
+    }
+
+    private class ReadGuard(val readable: (Int) -> Boolean, val violation: (StateKey<*>) -> Throwable)
 
     private fun checkKey(key: StateKey<*>) {
         require(key.schema === schema) {

@@ -41,7 +41,7 @@ public class Topology private constructor(
         ): Topology? {
             val start = problems.size
             checkSchema(schema, problems)
-            val indexById = checkNodes(nodes, problems)
+            val indexById = checkNodes(nodes, schema, problems)
             val known = { id: String -> indexById.containsKey(id) }
             val nodeList = nodes.joinToString { it.id }
             if (entries.isEmpty()) {
@@ -111,7 +111,22 @@ public class Topology private constructor(
             }
         }
 
-        private fun checkNodes(nodes: List<Node>, problems: MutableList<String>): Map<String, Int> {
+        private fun checkSlice(id: String, slice: NodeSlice, schema: StateSchema, problems: MutableList<String>) {
+            for ((half, keys) in listOf("reads" to slice.reads, "writes" to slice.writes)) {
+                for (key in keys.orEmpty()) {
+                    if (key.schema !== schema) {
+                        problems +=
+                            "Node '$id' declares key '${key.name}' of schema '${key.schema.name}' in its $half, but this graph's schema is '${schema.name}'; declare keys of '${schema.name}'."
+                    }
+                }
+            }
+        }
+
+        private fun checkNodes(
+            nodes: List<Node>,
+            schema: StateSchema,
+            problems: MutableList<String>,
+        ): Map<String, Int> {
             val indexById = HashMap<String, Int>()
             val counts = nodes.groupingBy { it.id }.eachCount()
             for ((id, count) in counts) {
@@ -125,10 +140,15 @@ public class Topology private constructor(
             for (node in nodes) {
                 when {
                     node.id.isBlank() -> problems += "A node has a blank id; give every node a non-blank id."
+                    node.id.any { it == '/' || it == '[' || it == ']' } ->
+                        problems +=
+                            "Node id '${node.id}' contains '/', '[' or ']', which name places in composed runs " +
+                            "(paths such as research[3]/web); choose an id without them."
                     node.id in Graph.RESERVED_IDS || node.id.startsWith("__") ->
                         problems +=
                             "Node id '${node.id}' is reserved by Trellis (with ${Graph.RESERVED_IDS} and ids starting with \"__\"); choose another id."
                 }
+                node.slice?.let { checkSlice(node.id, it, schema, problems) }
                 node.timeout?.let {
                     if (!it.isPositive()) {
                         problems +=

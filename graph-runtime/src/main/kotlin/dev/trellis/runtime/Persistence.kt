@@ -5,6 +5,7 @@ package dev.trellis.runtime
 import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.CheckpointRef
 import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.RunOwnedException
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.internal.CallNames
@@ -107,7 +108,7 @@ public suspend fun Graph.fork(
         state,
         options,
         null,
-        dev.trellis.runtime.internal.checkpoint.Restored(data, state, restored.appData),
+        dev.trellis.runtime.internal.checkpoint.Restored(data, state, restored.appData, restored.children),
         forkedFrom = CheckpointRef(runId, sequence),
         fresh = true,
     )
@@ -170,29 +171,29 @@ private suspend fun Graph.resumeEngine(
         "Run '$runId' already ended ${record.status}; it cannot be resumed. Fork it from one of its checkpoints " +
             "(${calls.fork(runId)}) to run it again."
     }
-    val pending = restored.data.interrupts.map { it.node }.toSet()
+    val pending = restored.data.interrupts.map { it.path ?: it.node }.toSet()
     for (node in answers.keys) {
+        if (node !in pending) requireNotOwned(checkpointing, runId)
         require(node in pending) {
             "Node '$node' of run '$runId' has no pending interrupt to answer; pending: ${pending.ifEmpty { "none" }}."
         }
     }
-    val withRunId = RunOptions(
-        runId,
-        options.dispatcher,
-        options.clock,
-        options.timeSource,
-        options.random,
-        options.executionHistoryLimit,
-        options.checkpointing,
-        options.control,
+    return Engine(
+        this,
+        restored.state,
+        options.with(runId, options.control),
+        events,
+        restored,
+        answers,
+        lastSequence = record.sequence,
     )
-    return Engine(this, restored.state, withRunId, events, restored, answers, lastSequence = record.sequence)
 }
 
 private suspend fun Graph.answerPending(runId: String, options: RunOptions, answer: String): Map<String, String> {
     val checkpointing = requireCheckpointing(options, "resume")
     val (_, restored) = loadRecord(this, checkpointing.store, runId, null, checkpointing.migrations)
-    val pending = restored.data.interrupts.map { it.node }
+    val pending = restored.data.interrupts.map { it.path ?: it.node }
+    if (pending.size != 1) requireNotOwned(checkpointing, runId)
     require(pending.size == 1) {
         if (pending.isEmpty()) {
             "Run '$runId' has no pending interrupt to answer; resume it without an answer."
@@ -202,6 +203,20 @@ private suspend fun Graph.answerPending(runId: String, options: RunOptions, answ
         }
     }
     return mapOf(pending.single() to answer)
+}
+
+/**
+ * Before an answer is refused for want of a pending interrupt: when another owner holds a live lease on the run (it
+ * is resuming it and has answered the interrupt already), that is the error to report — [RunOwnedException], as a
+ * resume a moment earlier would have had — not a missing interrupt. Only on this error path: it lists the runs.
+ */
+private suspend fun requireNotOwned(checkpointing: Checkpointing, runId: String) {
+    val info = checkpointing.store.runs().firstOrNull { it.runId == runId } ?: return
+    val holder = info.owner ?: return
+    val until = info.leaseExpiresAt ?: return
+    if (holder != checkpointing.owner && until.isAfter(Instant.now())) {
+        throw RunOwnedException(runId, checkpointing.owner, holder, until)
+    }
 }
 
 private fun requireCheckpointing(options: RunOptions, what: String): Checkpointing =

@@ -44,8 +44,18 @@ public sealed class RunEvent(
         timestamp: Instant,
         /** The node. */
         public val nodeId: String,
-        /** The execution number of the node in this run, from 1. */
+        /** The execution number of the node in this run, from 1 (a map's tasks share their map's execution number). */
         public val execution: Int,
+        /**
+         * Where the node is: its id for nodes of the run's own graph; `research/web` for node `web` of the child run
+         * of subgraph node `research`; `summarize[3]` for task 3 of map node `summarize` (`docs/semantics.md` §11).
+         */
+        public val path: String,
+        /**
+         * The index of the map task when this is one of a task's own events (`summarize[3]`: 3), else -1 — also for
+         * the nodes of a task's child run, whose [path] names the task (`research[3]/web`).
+         */
+        public val task: Int,
     ) : RunEvent(runId, timestamp)
 
     /** The last event of a run, with its [result]: [RunCompleted], [RunFailed], [RunCancelled], [RunInterrupted]. */
@@ -74,8 +84,10 @@ public sealed class RunEvent(
         timestamp: Instant,
         nodeId: String,
         execution: Int,
-    ) : NodeEvent(runId, timestamp, nodeId, execution) {
-        override fun describe(): String = "$nodeId#$execution"
+        path: String = nodeId,
+        task: Int = -1,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+        override fun describe(): String = "$path#$execution"
     }
 
     /** Attempt [attempt] of an execution failed with [error]; attempt `attempt + 1` starts after [delay]. */
@@ -90,8 +102,10 @@ public sealed class RunEvent(
         public val error: Throwable,
         /** The wait before the next attempt. */
         public val delay: Duration,
-    ) : NodeEvent(runId, timestamp, nodeId, execution) {
-        override fun describe(): String = "$nodeId#$execution attempt=$attempt delay=$delay error=$error"
+        path: String = nodeId,
+        task: Int = -1,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+        override fun describe(): String = "$path#$execution attempt=$attempt delay=$delay error=$error"
     }
 
     /** An execution completed and its writes were merged into the state. */
@@ -104,8 +118,10 @@ public sealed class RunEvent(
         public val attempts: Int,
         /** How long the execution took, retries included. */
         public val duration: Duration,
-    ) : NodeEvent(runId, timestamp, nodeId, execution) {
-        override fun describe(): String = "$nodeId#$execution attempts=$attempts"
+        path: String = nodeId,
+        task: Int = -1,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+        override fun describe(): String = "$path#$execution attempts=$attempts"
     }
 
     /** An execution failed with [error] (after its retries). */
@@ -120,8 +136,10 @@ public sealed class RunEvent(
         public val error: Throwable,
         /** How long the execution took, retries included. */
         public val duration: Duration,
-    ) : NodeEvent(runId, timestamp, nodeId, execution) {
-        override fun describe(): String = "$nodeId#$execution attempts=$attempts error=$error"
+        path: String = nodeId,
+        task: Int = -1,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+        override fun describe(): String = "$path#$execution attempts=$attempts error=$error"
     }
 
     /** An execution was cancelled (run cancelled, fail-fast or run timeout). */
@@ -130,11 +148,16 @@ public sealed class RunEvent(
         timestamp: Instant,
         nodeId: String,
         execution: Int,
-    ) : NodeEvent(runId, timestamp, nodeId, execution) {
-        override fun describe(): String = "$nodeId#$execution"
+        path: String = nodeId,
+        task: Int = -1,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+        override fun describe(): String = "$path#$execution"
     }
 
-    /** After an execution of [from] completed, its edge to [to] ([dev.trellis.graph.Graph.END] included) was taken. */
+    /**
+     * After an execution of [from] completed, its edge to [to] ([dev.trellis.graph.Graph.END] included) was taken.
+     * Inside a child run both are paths (`research/web` -> `research/summarize`).
+     */
     public class EdgeTaken internal constructor(
         runId: String,
         timestamp: Instant,
@@ -154,8 +177,10 @@ public sealed class RunEvent(
         execution: Int,
         /** What the node emitted. */
         public val payload: Any,
-    ) : NodeEvent(runId, timestamp, nodeId, execution) {
-        override fun describe(): String = "$nodeId#$execution payload=$payload"
+        path: String = nodeId,
+        task: Int = -1,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+        override fun describe(): String = "$path#$execution payload=$payload"
     }
 
     /** A checkpoint of the run was saved as number [checkpoint] of the run's history. */

@@ -1,5 +1,6 @@
 package dev.trellis.runtime
 
+import dev.trellis.graph.NodeInterceptor
 import kotlinx.coroutines.CoroutineDispatcher
 import java.time.Clock
 import kotlin.random.Random
@@ -46,6 +47,11 @@ public class RunOptions(
     public val checkpointing: Checkpointing? = null,
     /** A control to drain the run gracefully; null for none. */
     public val control: RunControl? = null,
+    /**
+     * Interceptors of every node of the run, outermost first, outside the graph's and the nodes' own
+     * (`docs/semantics.md` §13).
+     */
+    public val interceptors: List<NodeInterceptor> = emptyList(),
 ) {
     init {
         require(
@@ -53,6 +59,22 @@ public class RunOptions(
         ) { "executionHistoryLimit must not be negative, but was $executionHistoryLimit." }
         require(runId == null || runId.isNotBlank()) { "runId must not be blank; pass null for a generated id." }
     }
+
+    /**
+     * These options with [runId] and [control] replaced: the one place a run's options are copied (a resumed run,
+     * a child run), so that no copy forgets a setting.
+     */
+    internal fun with(runId: String?, control: RunControl?): RunOptions = RunOptions(
+        runId,
+        dispatcher,
+        clock,
+        timeSource,
+        random,
+        executionHistoryLimit,
+        checkpointing,
+        control,
+        interceptors,
+    )
 
     /** Defaults. */
     public companion object {

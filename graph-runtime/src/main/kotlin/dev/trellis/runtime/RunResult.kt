@@ -26,7 +26,27 @@ public class RunResult internal constructor(
     public val errors: List<Throwable>,
     /** The pending interrupts of an INTERRUPTED run, in the order they happened; empty otherwise. */
     public val interrupts: List<Interrupt> = emptyList(),
+    /**
+     * The results of the last child run of each subgraph node and map task that ran, by path (`research`,
+     * `research[3]`), each with its own [children], keyed by their paths in the whole run (`research/web[0]`)
+     * (`docs/semantics.md` §11).
+     */
+    public val children: Map<String, RunResult> = emptyMap(),
 ) {
+    /** The result of the last child run at [path] (`research`, `research[3]`, or deeper: `research/web[0]`). */
+    public fun child(path: String): RunResult {
+        children[path]?.let { return it }
+        // A child run's children are keyed by their paths in the whole run (`research/web[0]`), like its events.
+        var slash = path.indexOf('/')
+        while (slash > 0) {
+            children[path.substring(0, slash)]?.let { return it.child(path) }
+            slash = path.indexOf('/', slash + 1)
+        }
+        throw NoSuchElementException(
+            "Run '$runId' has no child run at '$path'. Child runs: ${children.keys.ifEmpty { "none" }}.",
+        )
+    }
+
     /** A result per node, in declaration order, by node id. */
     public val nodes: Map<String, NodeResult> by lazy(LazyThreadSafetyMode.PUBLICATION, nodes)
 
@@ -84,16 +104,21 @@ public class NodeExecution internal constructor(
         "NodeExecution($nodeId#$execution, $status, attempts=$attempts, duration=$duration)"
 }
 
-/** A node's request for input: [payload] is what it asked; resume the run with an answer for [nodeId]. */
+/**
+ * A node's request for input: [payload] is what it asked; resume the run with an answer for [path] (the node id for
+ * a node of the run's own graph, `research/approve` inside subgraph node `research`, `docs/semantics.md` §11).
+ */
 public class Interrupt internal constructor(
-    /** The node that asked. */
+    /** The node that asked (its id in its own graph). */
     public val nodeId: String,
     /** What it asked. */
     public val payload: String,
+    /** Where the node is: the key of its answer. */
+    public val path: String = nodeId,
 ) {
-    override fun equals(other: Any?): Boolean = other is Interrupt && other.nodeId == nodeId && other.payload == payload
+    override fun equals(other: Any?): Boolean = other is Interrupt && other.path == path && other.payload == payload
 
-    override fun hashCode(): Int = 31 * nodeId.hashCode() + payload.hashCode()
+    override fun hashCode(): Int = 31 * path.hashCode() + payload.hashCode()
 
-    override fun toString(): String = "Interrupt($nodeId: $payload)"
+    override fun toString(): String = "Interrupt($path: $payload)"
 }

@@ -102,6 +102,7 @@ public suspend fun Graph.takeSnapshot(
             totalExecutions = d.totalExecutions,
             interrupts = d.interrupts,
             errors = d.errors,
+            children = restored.children,
         )
     }
     val createdAt = Instant.now()
@@ -112,7 +113,7 @@ public suspend fun Graph.takeSnapshot(
         createdAt,
         appData,
         state,
-        Restored(data, state, appData),
+        Restored(data, state, appData, restored.children),
         PositionCodec.wrap(data, createdAt, appData),
     )
 }
@@ -180,6 +181,13 @@ public suspend fun Graph.resume(snapshot: RunSnapshot, options: RunOptions = Run
         totalExecutions = d.totalExecutions,
     )
     val engine =
-        Engine(this, snapshot.state, options, null, Restored(data, snapshot.state, snapshot.appData), fresh = true)
+        Engine(
+            this,
+            snapshot.state,
+            options,
+            null,
+            Restored(data, snapshot.state, snapshot.appData, snapshot.restored.children),
+            fresh = true,
+        )
     return engine.resultFor(options)
 }

@@ -52,20 +52,23 @@ object EventInvariants {
         for (event in events) {
             when (event) {
                 is RunEvent.NodeStarted -> {
-                    check(
-                        event.nodeId !in open,
-                    ) { "$event while ${event.nodeId} still runs: a node ran concurrently with itself" }
-                    val expected = (started[event.nodeId] ?: 0) + 1
-                    check(event.execution == expected) { "$event: expected execution number $expected" }
-                    started[event.nodeId] = expected
-                    open += event.nodeId
-                    openExecution[event.nodeId] = event.execution
+                    val path = event.path
+                    check(path !in open) { "$event while $path still runs: a node ran concurrently with itself" }
+                    checkInsideParent(path, event, open)
+                    // A child run numbers its own executions; a map task has its map's number.
+                    if (path == event.nodeId) {
+                        val expected = (started[path] ?: 0) + 1
+                        check(event.execution == expected) { "$event: expected execution number $expected" }
+                        started[path] = expected
+                    }
+                    open += path
+                    openExecution[path] = event.execution
                 }
-                is RunEvent.NodeRetrying -> checkOpen(event.nodeId, event.execution, event, open, openExecution)
-                is RunEvent.Custom -> checkOpen(event.nodeId, event.execution, event, open, openExecution)
-                is RunEvent.NodeCompleted -> end(event.nodeId, event.execution, event, open, openExecution, lastEnd)
-                is RunEvent.NodeFailed -> end(event.nodeId, event.execution, event, open, openExecution, lastEnd)
-                is RunEvent.NodeCancelled -> end(event.nodeId, event.execution, event, open, openExecution, lastEnd)
+                is RunEvent.NodeRetrying -> checkOpen(event.path, event.execution, event, open, openExecution)
+                is RunEvent.Custom -> checkOpen(event.path, event.execution, event, open, openExecution)
+                is RunEvent.NodeCompleted -> end(event.path, event.execution, event, open, openExecution, lastEnd)
+                is RunEvent.NodeFailed -> end(event.path, event.execution, event, open, openExecution, lastEnd)
+                is RunEvent.NodeCancelled -> end(event.path, event.execution, event, open, openExecution, lastEnd)
                 is RunEvent.EdgeTaken -> {
                     check(event.from !in open) { "$event while an execution of ${event.from} is open" }
                     check(lastEnd[event.from] is RunEvent.NodeCompleted) {
@@ -99,6 +102,17 @@ object EventInvariants {
         checkOpen(node, execution, event, open, openExecution)
         open -= node
         lastEnd[node] = event
+        check(open.none { it.startsWith("$node/") || it.startsWith("$node[") }) {
+            "$event while executions inside it are still open: ${open.filter { it.startsWith(node) }}"
+        }
+    }
+
+    /** The events of a child run's node or a map task come inside their parent's execution (`docs/semantics.md` §11). */
+    private fun checkInsideParent(path: String, event: RunEvent, open: Set<String>) {
+        val cut = maxOf(path.lastIndexOf('/'), path.lastIndexOf('['))
+        if (cut <= 0) return
+        val parent = path.substring(0, cut)
+        check(parent in open) { "$event outside the execution of $parent" }
     }
 
     fun isTerminal(event: RunEvent): Boolean =

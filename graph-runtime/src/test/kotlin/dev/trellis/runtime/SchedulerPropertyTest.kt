@@ -2,13 +2,18 @@ package dev.trellis.runtime
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.NodeRef
+import dev.trellis.graph.NodeScope
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.Retry
+import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
+import dev.trellis.graph.TaskError
+import dev.trellis.graph.TaskFailure
 import dev.trellis.graph.graph
 import dev.trellis.runtime.reference.EdgeSpec
 import dev.trellis.runtime.reference.GraphSpec
+import dev.trellis.runtime.reference.NodeKind
 import dev.trellis.runtime.reference.ReferenceInterpreter
 import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
@@ -32,36 +37,106 @@ class SchedulerPropertyTest {
     object P : StateSchema("property") {
         val counters: List<StateKey<Int>> = List(10) { key("c$it", default = 0) }
         val sum = key("sum", default = 0, reducer = Reducer.sum())
-        val log = key("log", default = emptyList<Int>(), reducer = Reducer.append())
+        val log = key("log", default = emptyList<String>(), reducer = Reducer.append())
+        val errors = key("errors", default = emptyList<TaskError>(), reducer = Reducer.append())
+
+        /** The item of a map task's child run. */
+        val item = key("item", default = -1)
+
+        /** `items[k]` is the list `0 until k`, mapped over by a map node of k items. */
+        val items: List<StateKey<List<Int>>> =
+            List(GraphSpec.MAX_ITEMS + 1) { k -> key("items$k", default = List(k) { it }) }
     }
 
-    class Boom(val node: Int) : RuntimeException("node $node fails")
+    /** A failure for good, by the label of the node or task that failed (`n3#2`, `n3#2[1]`). */
+    class Boom(val label: String) : RuntimeException(label)
 
     class Flaky(node: Int) : RuntimeException("node $node fails this attempt")
 
     private val nightly = System.getProperty("trellis.nightly").toBoolean()
     private val graphs = if (nightly) 2_000 else 250
     private val retimings = if (nightly) 30 else 20
+    private val compositeGraphs = if (nightly) 1_000 else 40
+    private val compositeRetimings = if (nightly) 20 else 5
 
-    private fun GraphSpec.toGraph(delays: Boolean): Graph {
+    private fun retryOf(flaky: Int): Retry? =
+        if (flaky == 0) null else Retry.fixed(flaky + 1, GraphSpec.RETRY_DELAY.milliseconds).retryOn { it is Flaky }
+
+    /** Writes a child run's labels, sum and collected failures as this node's or task's, under [prefix]. */
+    private fun NodeScope.absorb(prefix: String, child: State) {
+        set(P.log, child[P.log].map { prefix + it })
+        set(P.sum, child[P.sum])
+        set(P.errors, child[P.errors].map { TaskError(it.index, Boom::class.java.name, prefix + labelOf(it)) })
+    }
+
+    /** The label of a collected task failure (a child run's limit is `limit`). */
+    private fun labelOf(error: TaskError): String = when (error.type) {
+        Boom::class.java.name -> error.message!!
+        LimitExceededException::class.java.name -> "limit"
+        else -> "unexpected $error"
+    }
+
+    private fun GraphSpec.toGraph(delays: Boolean, name: String = "random"): Graph {
         val spec = this
-        return graph("random", P) {
+        val childGraphs = spec.kinds.mapIndexed { i, kind ->
+            when (kind) {
+                is NodeKind.Sub -> kind.child.toGraph(delays, "$name-n$i")
+                is NodeKind.MapOf -> kind.child?.toGraph(delays, "$name-n$i")
+                NodeKind.Plain -> null
+            }
+        }
+        return graph(name, P) {
             val refs = (0 until spec.size).map { i ->
                 val flaky = spec.flaky[i]
-                val retry = if (flaky ==
-                    0
-                ) {
-                    null
-                } else {
-                    Retry.fixed(flaky + 1, GraphSpec.RETRY_DELAY.milliseconds).retryOn { it is Flaky }
-                }
-                node("n$i", retry = retry) {
-                    if (delays) delay(spec.duration(i, executionCount).toLong())
-                    if (attempt <= flaky) throw Flaky(i)
-                    if (executionCount == spec.failAt[i]) throw Boom(i)
-                    set(P.counters[i], executionCount)
-                    set(P.sum, i + 1)
-                    set(P.log, listOf(i))
+                val retry = retryOf(flaky)
+                when (val kind = spec.kinds[i]) {
+                    NodeKind.Plain -> node("n$i", retry = retry) {
+                        if (delays) delay(spec.duration(i, executionCount).toLong())
+                        if (attempt <= flaky) throw Flaky(i)
+                        if (executionCount == spec.failAt[i]) throw Boom("n$i#$executionCount")
+                        set(P.counters[i], executionCount)
+                        set(P.sum, i + 1)
+                        set(P.log, listOf("n$i#$executionCount"))
+                    }
+                    is NodeKind.Sub -> subgraph("n$i", childGraphs[i]!!, retry = retry) {
+                        output { child ->
+                            if (attempt <= flaky) throw Flaky(i)
+                            val label = "n$i#$executionCount"
+                            if (executionCount == spec.failAt[i]) throw Boom(label)
+                            set(P.counters[i], executionCount)
+                            absorb("$label/", child)
+                            set(P.sum, i + 1)
+                            set(P.log, listOf(label))
+                        }
+                    }
+                    is NodeKind.MapOf -> {
+                        val policy = if (kind.collect) TaskFailure.COLLECT else TaskFailure.FAIL_FAST
+                        val errors = if (kind.collect) P.errors else null
+                        val over = P.items[kind.items]
+                        val childGraph = childGraphs[i]
+                        if (childGraph == null) {
+                            map("n$i", over, kind.maxConcurrency, policy, errors, retry = retry) { item ->
+                                if (delays) delay(kind.taskDurations[item].toLong())
+                                if (attempt <= flaky) throw Flaky(i)
+                                val label = "n$i#$executionCount[$item]"
+                                if (executionCount == kind.taskFailAt[item]) throw Boom(label)
+                                set(P.sum, i + 1)
+                                set(P.log, listOf(label))
+                            }
+                        } else {
+                            map("n$i", over, childGraph, kind.maxConcurrency, policy, errors, retry = retry) {
+                                input { set(P.item, item) }
+                                output { child ->
+                                    if (attempt <= flaky) throw Flaky(i)
+                                    val label = "n$i#$executionCount[${child[P.item]}]"
+                                    if (executionCount == kind.taskFailAt[child[P.item]]) throw Boom(label)
+                                    absorb("$label/", child)
+                                    set(P.sum, i + 1)
+                                    set(P.log, listOf(label))
+                                }
+                            }
+                        }
+                    }
                 }
             }
 
@@ -93,7 +168,7 @@ class SchedulerPropertyTest {
 
     private fun errorOf(result: RunResult): String? = when (val e = result.error) {
         null -> null
-        is Boom -> "node ${e.node}"
+        is Boom -> e.label
         is LimitExceededException -> "limit".also { e.limit shouldBe "maxNodeExecutions" }
         else -> "unexpected $e"
     }
@@ -110,9 +185,13 @@ class SchedulerPropertyTest {
             (0 until spec.size).map { actual.node("n$it").attempts } shouldBe expected.attempts
             actual.state[P.sum] shouldBe expected.sum
             actual.state[P.log].sorted() shouldBe expected.log
+            actual.state[P.errors].map(::labelOf).sorted() shouldBe expected.errors
+            checkTaskOrder(actual.state[P.log])
             (0 until spec.size).map { actual.state[P.counters[it]] } shouldBe
                 (0 until spec.size).map { i ->
-                    if (expected.statuses[i] ==
+                    if (spec.kinds[i] is NodeKind.MapOf) {
+                        0
+                    } else if (expected.statuses[i] ==
                         Status.COMPLETED
                     ) {
                         expected.counts[i]
@@ -123,6 +202,61 @@ class SchedulerPropertyTest {
             if (expected.status == Status.COMPLETED) {
                 expected.tokensLeft shouldBe 0
                 actual.nodes.values.forEach { it.status shouldNotBe Status.EXECUTING }
+                compareChildren(expected, actual, spec, "")
+            }
+        }
+    }
+
+    /**
+     * The last child run of every subgraph node that ran, and of every task of a map whose tasks are child runs, has
+     * the counts of the reference's run of the child spec (each child run starts from the same input), recursively.
+     */
+    private fun compareChildren(
+        expected: ReferenceInterpreter.Outcome,
+        actual: RunResult,
+        spec: GraphSpec,
+        path: String,
+    ) {
+        for ((i, kind) in spec.kinds.withIndex()) {
+            if (expected.counts[i] == 0) continue
+            val child = expected.children[i] ?: continue
+            val childSpec = when (kind) {
+                is NodeKind.Sub -> kind.child
+                is NodeKind.MapOf -> kind.child!!
+                NodeKind.Plain -> continue
+            }
+            val paths = if (kind is NodeKind.MapOf) List(kind.items) { "n$i[$it]" } else listOf("n$i")
+            for (p in paths) {
+                // A child run's own children are keyed by their paths in the whole run (`n3/n1`), like its events.
+                val result = actual.children["$path$p"]
+                    ?: error("no child run at $path$p; there are ${actual.children.keys}")
+                actual.child("$path$p") shouldBe result
+                withClue("child run $path$p") {
+                    result.status shouldBe child.status
+                    (0 until childSpec.size).map { result.nodes["n$it"]?.executions ?: 0 } shouldBe child.counts
+                    if (child.status == Status.COMPLETED) compareChildren(child, result, childSpec, "$path$p/")
+                }
+            }
+        }
+    }
+
+    /**
+     * A map's writes are its tasks' in task order (`docs/semantics.md` §11): in the final log, the labels written by
+     * the tasks of one map execution (`n3#2[k]`, `n3#2[k]/…`) come in increasing task index `k`.
+     */
+    private fun checkTaskOrder(log: List<String>) {
+        val last = HashMap<String, Int>()
+        for (label in log) {
+            var from = 0
+            while (true) {
+                val open = label.indexOf('[', from)
+                if (open < 0) break
+                val close = label.indexOf(']', open)
+                val index = label.substring(open + 1, close).toInt()
+                val map = label.substring(0, open)
+                val before = last.put(map, index) ?: -1
+                withClue("log $log: task $index of $map after task $before") { (index >= before) shouldBe true }
+                from = close
             }
         }
     }
@@ -147,21 +281,30 @@ class SchedulerPropertyTest {
             original.status == retimed.status
         }
 
+    /**
+     * Checks [spec] on the engine against the reference with its own durations and [timings] re-timings, and that no
+     * re-timing changes the outcome. Returns the reference's outcome with the spec's own durations.
+     */
+    private fun property(spec: GraphSpec, timings: Int): ReferenceInterpreter.Outcome {
+        val random = Random(spec.toString().hashCode())
+        val original = checked(spec, "original durations")
+        repeat(timings) { round ->
+            val retimed = spec.withDurations(random)
+            val outcome = checked(retimed, "re-timing $round")
+            withClue("durations changed the outcome of\n$spec\nre-timed as\n$retimed\n$original\n$outcome") {
+                sameOutcome(original, outcome) shouldBe true
+            }
+        }
+        return original
+    }
+
     @Test
     fun `the engine matches the reference in virtual time, and re-timing a graph never changes its outcome`() = runBlocking {
         var completed = 0
         var withFallback = 0
         var cyclic = 0
         checkAll(PropTestConfig(seed = 7, iterations = graphs), GraphSpec.arb()) { spec ->
-            val random = Random(spec.toString().hashCode())
-            val original = checked(spec, "original durations")
-            repeat(retimings) { round ->
-                val retimed = spec.withDurations(random)
-                val outcome = checked(retimed, "re-timing $round")
-                withClue("durations changed the outcome of\n$spec\nre-timed as\n$retimed\n$original\n$outcome") {
-                    sameOutcome(original, outcome) shouldBe true
-                }
-            }
+            val original = property(spec, retimings)
             if (original.status == Status.COMPLETED) completed++
             if (original.fallbacks > 0) withFallback++
             if (!spec.isDag) cyclic++
@@ -173,6 +316,68 @@ class SchedulerPropertyTest {
         )
         (completed > graphs / 4) shouldBe true
         (cyclic > graphs / 4) shouldBe true
+        Unit
+    }
+
+    /** What the composite property's graphs contain, counted over the nodes that ran, at any depth. */
+    private class Coverage {
+        var subgraphs = 0
+        var nested = 0
+        var maps = 0
+        var emptyMaps = 0
+        var oneAtATime = 0
+        var collecting = 0
+        var childTasks = 0
+        var failedTasks = 0
+
+        fun add(spec: GraphSpec, outcome: ReferenceInterpreter.Outcome, depth: Int = 0) {
+            for ((i, kind) in spec.kinds.withIndex()) {
+                if (outcome.counts[i] == 0) continue
+                val child = outcome.children[i]
+                when (kind) {
+                    is NodeKind.Sub -> {
+                        subgraphs++
+                        if (depth > 0) nested++
+                    }
+                    is NodeKind.MapOf -> {
+                        maps++
+                        if (kind.items == 0) emptyMaps++
+                        if (kind.maxConcurrency == 1 && kind.items > 1) oneAtATime++
+                        if (kind.collect) collecting++
+                        if (kind.child != null) childTasks++
+                        if (kind.taskFailAt.any { it in 1..outcome.counts[i] }) failedTasks++
+                    }
+                    NodeKind.Plain -> Unit
+                }
+                val childSpec = (kind as? NodeKind.Sub)?.child ?: (kind as? NodeKind.MapOf)?.child
+                if (child != null && childSpec != null) add(childSpec, child, depth + 1)
+            }
+        }
+
+        override fun toString(): String =
+            "$subgraphs subgraph nodes ($nested nested), $maps map nodes ($emptyMaps empty, " +
+                "$oneAtATime one task at a time, $collecting collecting failures, $childTasks with child-run tasks, $failedTasks with failing tasks)"
+    }
+
+    @Test
+    fun `with subgraph and map nodes, the engine matches the reference, whatever the durations`() = runBlocking {
+        var completed = 0
+        val coverage = Coverage()
+        val started = System.nanoTime()
+        checkAll(PropTestConfig(seed = 11, iterations = compositeGraphs), GraphSpec.arb(depth = 2)) { spec ->
+            val original = property(spec, compositeRetimings)
+            if (original.status == Status.COMPLETED) completed++
+            coverage.add(spec, original)
+        }
+        val seconds = (System.nanoTime() - started) / 1_000_000_000.0
+        println(
+            "SchedulerPropertyTest: $compositeGraphs composite graphs x ${compositeRetimings + 1} timings in " +
+                "%.1f s; $completed completed; $coverage".format(seconds),
+        )
+        (completed > compositeGraphs / 5) shouldBe true
+        (coverage.nested > 0 && coverage.emptyMaps > 0 && coverage.oneAtATime > 0 && coverage.childTasks > 0) shouldBe
+            true
+        (coverage.collecting > 0 && coverage.failedTasks > 0) shouldBe true
         Unit
     }
 
@@ -210,6 +415,25 @@ class SchedulerPropertyTest {
         }
         println("SchedulerPropertyTest: the coalescing mutant is timing-dependent on $dependent of 300 graphs")
         (dependent > 0) shouldBe true
+    }
+
+    @Test
+    fun `the composite check catches a map that triggers its successors once per task`() {
+        // The engine against a mutant of §11's join (a map triggers its successors per task): the comparison must tell
+        // them apart on random graphs with maps of other than one item, or the property above proves nothing.
+        val random = Random(13)
+        var tried = 0
+        var caught = 0
+        while (tried < 40) {
+            val spec = GraphSpec.generate(random, failures = false, depth = 1)
+            if (spec.kinds.none { it is NodeKind.MapOf && it.items != 1 }) continue
+            tried++
+            val mutant = ReferenceInterpreter.run(spec, perTaskJoin = true)
+            val engine = runVirtual(spec).result
+            if (runCatching { compare(mutant, engine, spec, "mutant") }.isFailure) caught++
+        }
+        println("SchedulerPropertyTest: the per-task-join mutant differs from the engine on $caught of $tried graphs")
+        (caught > tried / 4) shouldBe true
     }
 
     @Test

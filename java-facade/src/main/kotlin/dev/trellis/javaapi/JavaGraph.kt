@@ -1,22 +1,29 @@
 package dev.trellis.javaapi
 
+import dev.trellis.graph.ChildInput
 import dev.trellis.graph.Graph
 import dev.trellis.graph.GraphBuilder
 import dev.trellis.graph.GraphValidationException
 import dev.trellis.graph.NodeBody
 import dev.trellis.graph.NodeRef
+import dev.trellis.graph.NodeScope
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
+import dev.trellis.graph.TaskInput
 import dev.trellis.javaapi.internal.NodeExecutors
 import dev.trellis.javaapi.internal.asyncBody
 import dev.trellis.javaapi.internal.blockingBody
+import dev.trellis.javaapi.internal.blockingInterceptor
+import dev.trellis.javaapi.internal.blockingTask
 import dev.trellis.javaapi.internal.inlineBody
+import dev.trellis.javaapi.internal.inlineTask
 import dev.trellis.runtime.agent.agentNode
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.asCoroutineDispatcher
 import java.time.Duration
 import java.util.concurrent.Executor
+import java.util.function.Consumer
 import java.util.function.Function
 import java.util.function.Predicate
 import kotlin.time.toKotlinDuration
@@ -135,7 +142,127 @@ public object JavaGraph {
                     options.timeoutOrNull?.toKotlinDuration(),
                     options.retryOrNull?.toRetry(),
                     options.descriptionOrNull,
+                    reads = options.readsOrNull,
+                    writes = options.writesOrNull,
                 ) { prompt.apply(it) }
+            }
+        }
+
+        /**
+         * Declares a subgraph node [id] with no mapping: each execution runs [graph] as a child run from its schema's
+         * initial state and writes nothing back (`docs/semantics.md` §11).
+         */
+        public fun subgraph(id: String, graph: Graph): Builder = subgraph(id, graph, Consumer {}, NodeOptions.DEFAULT)
+
+        /**
+         * Declares a subgraph node [id]: each execution runs [graph] as a child run, its input built from this
+         * graph's state and its final state written back as declared by [mapping] (`docs/semantics.md` §11). The
+         * child's events appear in the run's stream with paths (`research/web`); an interrupt inside it is
+         * answered by its path (`research/approve`).
+         *
+         * ```java
+         * builder.subgraph("research", researchGraph, m -> m
+         *     .input(plan.topic, research.question)
+         *     .output(research.answer, plan.findings));
+         * ```
+         */
+        public fun subgraph(id: String, graph: Graph, mapping: Consumer<ChildMapping<ChildInput>>): Builder =
+            subgraph(id, graph, mapping, NodeOptions.DEFAULT)
+
+        /**
+         * As `subgraph(id, graph, mapping)`, with [options]: its timeout bounds each attempt (one child run), its
+         * retry policy runs the whole child run again.
+         */
+        public fun subgraph(
+            id: String,
+            graph: Graph,
+            mapping: Consumer<ChildMapping<ChildInput>>,
+            options: NodeOptions,
+        ): Builder {
+            val declared = ChildMapping<ChildInput>().also { mapping.accept(it) }
+            return declare {
+                subgraph(
+                    id,
+                    graph,
+                    options.timeoutOrNull?.toKotlinDuration(),
+                    options.retryOrNull?.toRetry(),
+                    options.descriptionOrNull,
+                ) { declared.applyTo(this) }
+            }
+        }
+
+        /**
+         * Declares a map node [id]: each execution runs [task] once per item of the list in [over] (dynamic
+         * fan-out) and merges the tasks' writes in task order; its successors run once, after every task
+         * (`docs/semantics.md` §11). Like a `node`, the task must not block: it runs inline on the run's own thread
+         * (blocking tasks belong in [blockingMap]). Events of task `i` have path `id[i]`.
+         *
+         * ```java
+         * builder.map("summarize", docs, (ctx, doc) -> ctx.set(summaries, List.of(summarize(doc))));
+         * ```
+         */
+        public fun <T> map(id: String, over: StateKey<out List<T>>, task: MapTask<T>): Builder =
+            map(id, over, task, MapOptions.DEFAULT)
+
+        /** As `map(id, over, task)`, with [options] (concurrency, failure policy, retry and timeout per task). */
+        public fun <T> map(id: String, over: StateKey<out List<T>>, task: MapTask<T>, options: MapOptions): Builder =
+            declare { addMap(id, over, options, inlineTask(task)) }
+
+        /**
+         * Declares a map node [id] whose [task] blocks (I/O, a blocking client): like [map], but each task runs on
+         * the graph's [executor], like a [blockingNode], and is interrupted when the map is cancelled or the task
+         * times out. At most `options.maxConcurrency` tasks hold a thread at once.
+         */
+        public fun <T> blockingMap(id: String, over: StateKey<out List<T>>, task: MapTask<T>): Builder =
+            blockingMap(id, over, task, MapOptions.DEFAULT)
+
+        /** As `blockingMap(id, over, task)`, with [options]. */
+        public fun <T> blockingMap(
+            id: String,
+            over: StateKey<out List<T>>,
+            task: MapTask<T>,
+            options: MapOptions,
+        ): Builder = declare { dispatcher -> addMap(id, over, options, blockingTask(task, dispatcher)) }
+
+        /**
+         * Declares a map node [id] whose tasks are child runs of [graph], one per item of the list in [over], each
+         * mapped by [mapping] (its input block sees the task's item, `in.getItem()`, and index); otherwise like
+         * [map]. Events of the child run of task `i` have paths `id[i]/node`.
+         *
+         * ```java
+         * builder.map("research", plan.questions, researchGraph, m -> m
+         *     .input(in -> in.set(research.question, in.getItem()))
+         *     .output(research.answer, plan.findings));
+         * ```
+         */
+        public fun <T> map(
+            id: String,
+            over: StateKey<out List<T>>,
+            graph: Graph,
+            mapping: Consumer<ChildMapping<TaskInput<T>>>,
+        ): Builder = map(id, over, graph, mapping, MapOptions.DEFAULT)
+
+        /** As `map(id, over, graph, mapping)`, with [options]; the retry policy runs a task's whole child run again. */
+        public fun <T> map(
+            id: String,
+            over: StateKey<out List<T>>,
+            graph: Graph,
+            mapping: Consumer<ChildMapping<TaskInput<T>>>,
+            options: MapOptions,
+        ): Builder {
+            val declared = ChildMapping<TaskInput<T>>().also { mapping.accept(it) }
+            return declare {
+                map(
+                    id,
+                    over,
+                    graph,
+                    options.maxConcurrency,
+                    options.taskFailure,
+                    options.errorsOrNull,
+                    options.timeoutOrNull?.toKotlinDuration(),
+                    options.retryOrNull?.toRetry(),
+                    options.descriptionOrNull,
+                ) { declared.applyTo(this) }
             }
         }
 
@@ -160,6 +287,20 @@ public object JavaGraph {
             val refs = targets.map { NodeRef.of(it) }.toTypedArray()
             return declare { NodeRef.of(from).route(*refs) { NodeRef.of(selector.apply(it)) } }
         }
+
+        /**
+         * Wraps every node's attempts in [interceptor] (see [Interceptor]); calls add up, the first installed being
+         * the outermost. It runs on the graph's [executor].
+         */
+        public fun intercept(interceptor: Interceptor): Builder =
+            declare { dispatcher -> config { intercept(blockingInterceptor(interceptor, dispatcher)) } }
+
+        /**
+         * Wraps the attempts of node [nodeId] in [interceptor], inside the graph's interceptors; calls add up, the
+         * first installed being the outermost. It runs on the graph's [executor].
+         */
+        public fun intercept(nodeId: String, interceptor: Interceptor): Builder =
+            declare { dispatcher -> NodeRef.of(nodeId).intercept(blockingInterceptor(interceptor, dispatcher)) }
 
         /** Sets the most node executions one run may start (default 1000). */
         public fun maxNodeExecutions(max: Int): Builder = declare { config { maxNodeExecutions = max } }
@@ -204,7 +345,28 @@ public object JavaGraph {
                 options.timeoutOrNull?.toKotlinDuration(),
                 options.retryOrNull?.toRetry(),
                 options.descriptionOrNull,
+                options.readsOrNull,
+                options.writesOrNull,
                 body,
+            )
+        }
+
+        private fun <T> GraphBuilder.addMap(
+            id: String,
+            over: StateKey<out List<T>>,
+            options: MapOptions,
+            task: suspend NodeScope.(T) -> Unit,
+        ) {
+            map(
+                id,
+                over,
+                options.maxConcurrency,
+                options.taskFailure,
+                options.errorsOrNull,
+                options.timeoutOrNull?.toKotlinDuration(),
+                options.retryOrNull?.toRetry(),
+                options.descriptionOrNull,
+                task,
             )
         }
 

@@ -3,8 +3,10 @@ package dev.trellis.javaapi
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
+import dev.trellis.graph.TaskError
 import dev.trellis.javaapi.internal.KeyCodecs
 import kotlinx.serialization.KSerializer
+import kotlinx.serialization.builtins.ListSerializer
 
 /**
  * Declares state keys from Java, each with a serializer so every state can be checkpointed. Keys belong to a
@@ -82,4 +84,12 @@ public object Keys {
             emptyMap(),
             Reducer.merge(),
         )
+
+    /**
+     * A key for the failures a map node collects (`MapOptions.collectErrors(key)`): a list of [TaskError], empty by
+     * default, each write appended.
+     */
+    @JvmStatic
+    public fun taskErrors(schema: StateSchema, name: String): StateKey<List<TaskError>> =
+        schema.key(name, ListSerializer(TaskError.serializer()), List::class.java, false, emptyList(), Reducer.append())
 }

@@ -1,21 +1,28 @@
 package dev.trellis.javaapi
 
+import dev.trellis.graph.StateKey
 import java.time.Duration
+import java.util.Collections
 import java.util.Optional
 
 /**
- * Options of one node of a [JavaGraph]: its [retry] policy, its per-attempt [timeout] and a [description].
- * Immutable; start from a factory and add with the `with...` methods.
+ * Options of one node of a [JavaGraph]: its [retry] policy, its per-attempt [timeout], a [description], and its
+ * slice: the keys it [reads] and [writes] (`docs/semantics.md` §12). Immutable; start from a factory and add with
+ * the `with...` methods.
  *
  * ```java
  * builder.node("search", ctx -> search(ctx),
  *     NodeOptions.retry(RetryPolicy.exponential(3, Duration.ofMillis(200))).withTimeout(Duration.ofSeconds(30)));
+ * builder.node("summarize", ctx -> ctx.set(summary, shorten(ctx.get(text))),
+ *     NodeOptions.reads(text).withWrites(summary));
  * ```
  */
 public class NodeOptions private constructor(
     internal val retryOrNull: RetryPolicy?,
     internal val timeoutOrNull: Duration?,
     internal val descriptionOrNull: String?,
+    internal val readsOrNull: Set<StateKey<*>>? = null,
+    internal val writesOrNull: Set<StateKey<*>>? = null,
 ) {
     /** The node's retry policy; empty for the graph's default. */
     public val retry: Optional<RetryPolicy> get() = Optional.ofNullable(retryOrNull)
@@ -26,8 +33,15 @@ public class NodeOptions private constructor(
     /** A description for tools and diagrams; empty for none. */
     public val description: Optional<String> get() = Optional.ofNullable(descriptionOrNull)
 
+    /** The keys the node may read; empty when it declared none (it may read any key). */
+    public val reads: Optional<Set<StateKey<*>>> get() = Optional.ofNullable(readsOrNull)
+
+    /** The keys the node may write; empty when it declared none (it may write any key). */
+    public val writes: Optional<Set<StateKey<*>>> get() = Optional.ofNullable(writesOrNull)
+
     /** These options with [retry] (null for the graph's default). */
-    public fun withRetry(retry: RetryPolicy?): NodeOptions = NodeOptions(retry, timeoutOrNull, descriptionOrNull)
+    public fun withRetry(retry: RetryPolicy?): NodeOptions =
+        NodeOptions(retry, timeoutOrNull, descriptionOrNull, readsOrNull, writesOrNull)
 
     /**
      * These options with a per-attempt [timeout] (null for the graph's default); an attempt running longer fails
@@ -35,24 +49,55 @@ public class NodeOptions private constructor(
      * cannot stop a `node`, which never suspends (like a Kotlin node that does not suspend): code that may be slow
      * belongs in a `blockingNode`.
      */
-    public fun withTimeout(timeout: Duration?): NodeOptions = NodeOptions(retryOrNull, timeout, descriptionOrNull)
+    public fun withTimeout(timeout: Duration?): NodeOptions =
+        NodeOptions(retryOrNull, timeout, descriptionOrNull, readsOrNull, writesOrNull)
 
     /** These options with [description] (null for none). */
-    public fun withDescription(description: String?): NodeOptions = NodeOptions(retryOrNull, timeoutOrNull, description)
+    public fun withDescription(description: String?): NodeOptions =
+        NodeOptions(retryOrNull, timeoutOrNull, description, readsOrNull, writesOrNull)
+
+    /**
+     * These options with the node's read slice: the only keys its action may read (`ctx.get`, `ctx.getState()`);
+     * any other read fails the node with a `SliceViolationException`. Edge conditions are not restricted.
+     */
+    public fun withReads(vararg keys: StateKey<*>): NodeOptions = withReads(keys.toSet())
+
+    /** These options with the node's read slice [keys]; null for none declared (any key may be read). */
+    public fun withReads(keys: Set<StateKey<*>>?): NodeOptions =
+        NodeOptions(retryOrNull, timeoutOrNull, descriptionOrNull, keys?.frozen(), writesOrNull)
+
+    /**
+     * These options with the node's write slice: the only keys its action may write (`ctx.set`, `ctx.update`); any
+     * other write fails the node. `build()` refuses two nodes that start together and both declare a write to a key
+     * without a reducer; `Graph.validate()` reports the other pairs that can run in parallel.
+     */
+    public fun withWrites(vararg keys: StateKey<*>): NodeOptions = withWrites(keys.toSet())
+
+    /** These options with the node's write slice [keys]; null for none declared (any key may be written). */
+    public fun withWrites(keys: Set<StateKey<*>>?): NodeOptions =
+        NodeOptions(retryOrNull, timeoutOrNull, descriptionOrNull, readsOrNull, keys?.frozen())
 
     override fun equals(other: Any?): Boolean =
         this === other ||
             (
                 other is NodeOptions && other.retryOrNull == retryOrNull && other.timeoutOrNull == timeoutOrNull &&
-                    other.descriptionOrNull == descriptionOrNull
+                    other.descriptionOrNull == descriptionOrNull && other.readsOrNull == readsOrNull &&
+                    other.writesOrNull == writesOrNull
             )
 
     override fun hashCode(): Int =
-        ((retryOrNull?.hashCode() ?: 0) * 31 + (timeoutOrNull?.hashCode() ?: 0)) * 31 +
-            (descriptionOrNull?.hashCode() ?: 0)
+        (
+            (
+                ((retryOrNull?.hashCode() ?: 0) * 31 + (timeoutOrNull?.hashCode() ?: 0)) * 31 +
+                    (descriptionOrNull?.hashCode() ?: 0)
+            ) *
+                31 + (readsOrNull?.hashCode() ?: 0)
+        ) * 31 + (writesOrNull?.hashCode() ?: 0)
 
     override fun toString(): String =
-        "NodeOptions(retry=$retryOrNull, timeout=$timeoutOrNull, description=$descriptionOrNull)"
+        "NodeOptions(retry=$retryOrNull, timeout=$timeoutOrNull, description=$descriptionOrNull" +
+            (readsOrNull?.let { keys -> ", reads=${keys.map { it.name }}" } ?: "") +
+            (writesOrNull?.let { keys -> ", writes=${keys.map { it.name }}" } ?: "") + ")"
 
     /** Factories. */
     public companion object {
@@ -71,5 +116,15 @@ public class NodeOptions private constructor(
         /** Options with a [description]. */
         @JvmStatic
         public fun description(description: String): NodeOptions = DEFAULT.withDescription(description)
+
+        /** Options with a read slice: the only [keys] the node may read. */
+        @JvmStatic
+        public fun reads(vararg keys: StateKey<*>): NodeOptions = DEFAULT.withReads(*keys)
+
+        /** Options with a write slice: the only [keys] the node may write. */
+        @JvmStatic
+        public fun writes(vararg keys: StateKey<*>): NodeOptions = DEFAULT.withWrites(*keys)
     }
 }
+
+private fun Set<StateKey<*>>.frozen(): Set<StateKey<*>> = Collections.unmodifiableSet(LinkedHashSet(this))

@@ -1,10 +1,13 @@
 package dev.trellis.javaapi
 
+import dev.trellis.javaapi.internal.NodeExecutors
+import dev.trellis.javaapi.internal.blockingInterceptor
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunControl
 import dev.trellis.runtime.RunOptions
 import kotlinx.coroutines.asCoroutineDispatcher
 import java.time.Clock
+import java.util.Collections
 import java.util.Optional
 import java.util.Random
 import java.util.concurrent.Executor
@@ -29,6 +32,8 @@ public class RunSettings private constructor(
     public val executionHistoryLimit: Int,
     internal val checkpointingOrNull: Checkpointing?,
     internal val controlOrNull: RunControl?,
+    /** The interceptors of every node of every run, outermost first (see [Interceptor]). */
+    public val interceptors: List<Interceptor>,
 ) {
     /** The run id of every run; empty (the default) for a fresh random id per run. */
     public val runId: Optional<String> get() = Optional.ofNullable(runIdOrNull)
@@ -53,6 +58,7 @@ public class RunSettings private constructor(
         executionHistoryLimit = executionHistoryLimit,
         checkpointing = checkpointingOrNull,
         control = controlOrNull,
+        interceptors = interceptors.map { blockingInterceptor(it, NodeExecutors.defaultDispatcher) },
     )
 
     /** A builder holding these settings. */
@@ -61,7 +67,7 @@ public class RunSettings private constructor(
     override fun toString(): String =
         "RunSettings(runId=$runIdOrNull, executor=$executorOrNull, clock=$clock, " +
             "executionHistoryLimit=$executionHistoryLimit, " +
-            "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull)"
+            "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull, interceptors=${interceptors.size})"
 
     /** Builds [RunSettings]; every setting is optional. */
     public class Builder internal constructor(from: RunSettings?) {
@@ -72,6 +78,7 @@ public class RunSettings private constructor(
         private var executionHistoryLimit: Int = from?.executionHistoryLimit ?: RunOptions.DEFAULT.executionHistoryLimit
         private var checkpointing: Checkpointing? = from?.checkpointingOrNull
         private var control: RunControl? = from?.controlOrNull
+        private val interceptors = ArrayList(from?.interceptors.orEmpty())
 
         /** Sets the run id of every run; null for a fresh random id per run. */
         public fun runId(runId: String?): Builder = apply { this.runId = runId }
@@ -102,6 +109,13 @@ public class RunSettings private constructor(
         public fun control(control: RunControl?): Builder = apply { this.control = control }
 
         /**
+         * Wraps every node's attempts in [interceptor], outside the graph's and the nodes' own interceptors; calls add
+         * up, the first installed being the outermost. It runs on the default executor of blocking nodes (virtual
+         * threads on JDK 21+, else a shared cached pool).
+         */
+        public fun intercept(interceptor: Interceptor): Builder = apply { interceptors += interceptor }
+
+        /**
          * Returns the settings.
          *
          * @throws IllegalArgumentException for a blank run id or a negative history limit.
@@ -114,6 +128,7 @@ public class RunSettings private constructor(
             executionHistoryLimit,
             checkpointing,
             control,
+            Collections.unmodifiableList(ArrayList(interceptors)),
         )
     }
 

@@ -50,7 +50,7 @@ internal object CancellationSample : Sample {
         onEvent: suspend (RunEvent) -> Unit,
     ): SampleOutcome = coroutineScope {
         val halfway = CompletableDeferred<Unit>()
-        val handle = graph.start(this, stateOf(Batch.items to 10), context.options()) { event ->
+        val handle = context.running(graph).start(this, stateOf(Batch.items to 10), context.options()) { event ->
             onEvent(event)
             if (event is RunEvent.Custom && (event.payload as? Tick)?.item == CANCEL_AFTER) halfway.complete(Unit)
         }

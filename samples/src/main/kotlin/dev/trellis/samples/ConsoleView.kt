@@ -43,16 +43,16 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
         when (event) {
             is RunEvent.RunStarted -> line(bold("run $run started") + gray(" graph=${event.graphId}"))
             is RunEvent.NodeStarted -> {
-                val row = rows.getOrPut("$run/${event.nodeId}") { Row(run, event.nodeId) }
+                val row = rows.getOrPut("$run/${event.path}") { Row(run, event.path) }
                 row.status = "running"
                 row.execution = event.execution
                 row.attempt = 1
                 row.started = TimeSource.Monotonic.markNow()
                 row.finishedMs = null
-                line(cyan("▶ ${node(run, event.nodeId, event.execution)} started"))
+                line(cyan("▶ ${node(run, event.path, event.execution)} started"), event.path)
             }
             is RunEvent.NodeRetrying -> {
-                row(run, event.nodeId)?.let {
+                row(run, event.path)?.let {
                     it.status = "retrying"
                     it.attempt = event.attempt + 1
                 }
@@ -60,56 +60,63 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
                     yellow(
                         "↻ ${node(
                             run,
-                            event.nodeId,
+                            event.path,
                             event.execution,
                         )} attempt ${event.attempt} failed: ${event.error.message}; retrying in ${event.delay.toMillis()} ms",
                     ),
+                    event.path,
                 )
             }
             is RunEvent.NodeCompleted -> {
-                finish(run, event.nodeId, "done", event.duration.toMillis())
-                val streamed = tokens.remove("$run/${event.nodeId}")?.toString()?.trim()
+                finish(run, event.path, "done", event.duration.toMillis())
+                val streamed = tokens.remove("$run/${event.path}")?.toString()?.trim()
                 val extra = if (streamed.isNullOrEmpty()) "" else gray("  streamed: \"$streamed\"")
                 line(
                     green(
-                        "✔ ${node(run, event.nodeId, event.execution)} completed in ${event.duration.toMillis()} ms",
+                        "✔ ${node(run, event.path, event.execution)} completed in ${event.duration.toMillis()} ms",
                     ) +
                         attempts(event.attempts) +
                         extra,
+                    event.path,
                 )
             }
             is RunEvent.NodeFailed -> {
-                finish(run, event.nodeId, "failed", event.duration.toMillis())
+                finish(run, event.path, "failed", event.duration.toMillis())
                 line(
                     red(
                         "✘ ${node(
                             run,
-                            event.nodeId,
+                            event.path,
                             event.execution,
                         )} failed after ${event.attempts} attempt(s): ${event.error.message}",
                     ),
+                    event.path,
                 )
             }
             is RunEvent.NodeCancelled -> {
-                finish(run, event.nodeId, "cancelled", null)
-                line(magenta("■ ${node(run, event.nodeId, event.execution)} cancelled"))
+                finish(run, event.path, "cancelled", null)
+                line(magenta("■ ${node(run, event.path, event.execution)} cancelled"), event.path)
             }
             is RunEvent.EdgeTaken -> line(
                 gray("  ${prefix(run)}${event.from} → ${if (event.to == "__end__") "END" else event.to}"),
+                event.from,
             )
             is RunEvent.Custom -> when (val p = event.payload) {
                 is AgentEvent.Token -> {
-                    tokens.getOrPut("$run/${event.nodeId}") { StringBuilder() }.append(p.text)
-                    row(run, event.nodeId)?.last = "✎ ${tokens["$run/${event.nodeId}"].toString().takeLast(30)}"
+                    tokens.getOrPut("$run/${event.path}") { StringBuilder() }.append(p.text)
+                    row(run, event.path)?.last = "✎ ${tokens["$run/${event.path}"].toString().takeLast(30)}"
                     animation?.update(Unit)
                 }
                 is AgentEvent.Step -> {
-                    row(run, event.nodeId)?.last = p.description
-                    line(brightBlue("  ${node(run, event.nodeId, event.execution)} [${p.agent}] ${p.description}"))
+                    row(run, event.path)?.last = p.description
+                    line(
+                        brightBlue("  ${node(run, event.path, event.execution)} [${p.agent}] ${p.description}"),
+                        event.path,
+                    )
                 }
                 else -> {
-                    row(run, event.nodeId)?.last = p.toString()
-                    line(brightBlue("  ${node(run, event.nodeId, event.execution)} ⋯ $p"))
+                    row(run, event.path)?.last = p.toString()
+                    line(brightBlue("  ${node(run, event.path, event.execution)} ⋯ $p"), event.path)
                 }
             }
             is RunEvent.RunCompleted -> line(
@@ -122,7 +129,7 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
             is RunEvent.RunInterrupted -> line(
                 bold(
                     yellow(
-                        "run $run INTERRUPTED: ${event.result.interrupts.joinToString { "${it.nodeId} asks \"${it.payload}\"" }.ifEmpty { "drained" }}",
+                        "run $run INTERRUPTED: ${event.result.interrupts.joinToString { "${it.path} asks \"${it.payload}\"" }.ifEmpty { "drained" }}",
                     ),
                 ),
             )
@@ -142,8 +149,10 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
         animation?.stop()
     }
 
-    private fun line(text: String) {
-        terminal.println("${gray(String.format("%6d ms", start.elapsedNow().inWholeMilliseconds))} $text")
+    /** Prints [text], indented by the depth of [path] so that child nodes sit under their map task or subgraph. */
+    private fun line(text: String, path: String = "") {
+        val indent = "  ".repeat(path.count { it == '/' || it == '[' })
+        terminal.println("${gray(String.format("%6d ms", start.elapsedNow().inWholeMilliseconds))} $indent$text")
         animation?.update(Unit)
     }
 
@@ -177,7 +186,8 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
                         else -> cyan("${SPINNER[(ms / 100 % SPINNER.length).toInt()]} running")
                     }
                     row(
-                        "${prefix(row.run)}${row.node}#${row.execution}",
+                        "  ".repeat(row.node.count { it == '/' || it == '[' }) +
+                            "${prefix(row.run)}${row.node}#${row.execution}",
                         status,
                         row.attempt,
                         "$ms ms",

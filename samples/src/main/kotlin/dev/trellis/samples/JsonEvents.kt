@@ -10,12 +10,19 @@ import kotlinx.serialization.json.JsonObjectBuilder
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.put
 
-/** One event as a JSON object: type, sequence, runId, timestamp, and the event's own fields. */
+/**
+ * One event as a JSON object: type, sequence, runId, timestamp, a node event's path and task, and the event's own
+ * fields; interrupts are keyed by path.
+ */
 internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
     put("type", this@toJson.javaClass.simpleName)
     put("sequence", sequence)
     put("runId", runId)
     put("timestamp", timestamp.toString())
+    if (this@toJson is RunEvent.NodeEvent) {
+        put("path", path) // `research[2]/search` inside a map task's child run; the node id at the top level
+        put("task", task) // the innermost map task's index, or -1
+    }
     when (val e = this@toJson) {
         is RunEvent.RunStarted -> {
             put("graph", e.graphId)
@@ -85,7 +92,7 @@ internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
         }
         is RunEvent.RunInterrupted -> {
             put("status", e.result.status.name)
-            put("interrupts", buildJsonObject { e.result.interrupts.forEach { put(it.nodeId, it.payload) } })
+            put("interrupts", buildJsonObject { e.result.interrupts.forEach { put(it.path, it.payload) } })
         }
         is RunEvent.CheckpointSaved -> {
             put("checkpoint", e.checkpoint)

@@ -11,6 +11,7 @@ import com.github.ajalt.clikt.parameters.arguments.default
 import com.github.ajalt.clikt.parameters.options.flag
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.types.choice
+import com.github.ajalt.clikt.parameters.types.path
 import com.github.ajalt.mordant.terminal.Terminal
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
@@ -23,6 +24,15 @@ import kotlin.time.TimeSource
 internal class SamplesCommand : CliktCommand(name = "trellis-samples") {
     private val json by option("--json", help = "Print the raw events as JSON lines (one object per event).").flag()
     private val list by option("--list", help = "List the samples and exit.").flag()
+    private val interactive by option(
+        "--interactive",
+        help = "Answer the samples' interrupts on stdin (without it, samples run to completion unattended).",
+    ).flag()
+    private val timeline by option(
+        "--timeline",
+        metavar = "FILE",
+        help = "Write each run as a self-contained HTML timeline page (FILE, then FILE-2.html, ... for more runs).",
+    ).path()
     private val sample by argument(help = "The sample to run (default: ${Samples.DEFAULT}); see --list.")
         .choice(*Samples.all.map { it.name }.toTypedArray())
         .default(Samples.DEFAULT)
@@ -38,13 +48,19 @@ internal class SamplesCommand : CliktCommand(name = "trellis-samples") {
         }
         val chosen = Samples.named(sample)!!
         val start = TimeSource.Monotonic.markNow()
+        val context = SampleContext(ask = if (interactive) askOnStdin(terminal, json) else null)
+        val pages = timeline?.let { TimelinePages(it) }
         runBlocking {
             if (json) {
-                chosen.run(SampleContext()) { event -> println(event.toJson()) }
+                val outcome = chosen.run(context) { event ->
+                    pages?.record(event)
+                    println(event.toJson())
+                }
+                pages?.write(outcome, context)
                 return@runBlocking
             }
             terminal.println("Sample '${chosen.name}': ${chosen.description}")
-            val view = ConsoleView(terminal, live = terminal.terminalInfo.interactive)
+            val view = ConsoleView(terminal, live = terminal.terminalInfo.interactive && !interactive)
             val ticker = launch {
                 while (true) {
                     delay(100.milliseconds)
@@ -52,21 +68,26 @@ internal class SamplesCommand : CliktCommand(name = "trellis-samples") {
                 }
             }
             val outcome = try {
-                chosen.run(SampleContext()) { event -> view.onEvent(event) }
+                chosen.run(context) { event ->
+                    pages?.record(event)
+                    view.onEvent(event)
+                }
             } finally {
                 ticker.cancel()
                 view.close()
             }
             terminal.printSummary(outcome, start.elapsedNow())
+            pages?.write(outcome, context)?.forEach { terminal.println("Timeline written to $it") }
         }
     }
 }
 
 /** Runs the samples' command line. */
 public fun main(args: Array<String>) {
-    val command = SamplesCommand()
+    val command = if (args.firstOrNull() == "fleet") FleetSampleCommand() else SamplesCommand()
+    val rest = if (args.firstOrNull() == "fleet") args.drop(1).toTypedArray() else args
     try {
-        command.parse(args)
+        command.parse(rest)
     } catch (e: CliktError) {
         command.echoFormattedHelp(e)
         if (e.statusCode != 0) exitProcess(e.statusCode)

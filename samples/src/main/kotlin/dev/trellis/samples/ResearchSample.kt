@@ -107,7 +107,7 @@ internal class ReviewerAgent(private val acceptAt: Int) : Agent {
 internal object ResearchSample : Sample {
     override val name: String = "research"
     override val description: String =
-        "multi-agent research: plan, 4 parallel searches (one flaky, retried), write/review loop, publish"
+        "multi-agent research: plan, 4 parallel searches (one flaky, retried), write/review loop, publish; a cost meter"
 
     const val MAX_DRAFTS: Int = 4
     const val ACCEPT_AT: Int = 3
@@ -120,6 +120,9 @@ internal object ResearchSample : Sample {
         val news = SearchTool("news", 150.milliseconds, failures = 1)
         val code = SearchTool("code", 200.milliseconds)
         val all = listOf(web, papers, news, code)
+
+        /** Meters every node of the run (a graph-level interceptor). */
+        val meter = CostMeter()
     }
 
     fun graph(tools: Tools, writer: WriterAgent = WriterAgent()): Graph = graph("research", Research) {
@@ -169,6 +172,7 @@ internal object ResearchSample : Sample {
         config {
             maxNodeExecutions = 50
             executionTimeout = 30.seconds
+            intercept(tools.meter)
         }
     }
 
@@ -181,6 +185,7 @@ internal object ResearchSample : Sample {
             listOf(result),
             listOf(
                 "search tool calls: " + tools.all.joinToString { "${it.source}=${it.calls.get()}" },
+                tools.meter.summary(),
                 "writer memory after the run: ${writer.memory.size} message(s) (restored after each execution)",
             ),
         )

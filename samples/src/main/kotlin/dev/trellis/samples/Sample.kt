@@ -2,6 +2,8 @@ package dev.trellis.samples
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.runtime.Checkpointing
+import dev.trellis.runtime.Interrupt
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
@@ -21,14 +23,26 @@ internal interface Sample {
     suspend fun run(context: SampleContext, onEvent: suspend (RunEvent) -> Unit): SampleOutcome
 }
 
-/** Where samples run their graphs: real time in the CLI, virtual time in tests. */
+/**
+ * Where samples run their graphs: real time in the CLI, virtual time in tests. [ask] answers an interrupt (the CLI's
+ * `--interactive` asks on stdin); null when nobody can answer, and samples then run without interrupting.
+ */
 internal class SampleContext(
     private val dispatcher: CoroutineDispatcher? = null,
     private val timeSource: TimeSource = TimeSource.Monotonic,
+    val ask: (suspend (Interrupt) -> String)? = null,
 ) {
     fun options(
         runId: String? = null,
-    ): RunOptions = RunOptions(runId = runId, dispatcher = dispatcher, timeSource = timeSource)
+        checkpointing: Checkpointing? = null,
+    ): RunOptions =
+        RunOptions(runId = runId, dispatcher = dispatcher, timeSource = timeSource, checkpointing = checkpointing)
+
+    /** The graphs the sample ran, by id, so the CLI can draw their runs (`--timeline`). */
+    val graphs: MutableMap<String, Graph> = java.util.concurrent.ConcurrentHashMap()
+
+    /** Records that [graph] is run (see [graphs]). */
+    fun running(graph: Graph): Graph = graph.also { graphs[it.id] = it }
 }
 
 /** What a sample did: the result of each of its runs, and lines worth showing after them. */
@@ -45,6 +59,7 @@ internal suspend fun runAndCollect(
     onEvent: suspend (RunEvent) -> Unit,
 ): RunResult {
     var result: RunResult? = null
+    context.running(graph)
     graph.events(input, context.options(runId)).collect { event ->
         onEvent(event)
         when (event) {
@@ -64,6 +79,7 @@ internal object Samples {
         BasicsSample,
         RoutingSample,
         FanoutSample,
+        MapReduceSample,
         CancellationSample,
         AgentsSample,
         JavaSample,

@@ -10,7 +10,9 @@ import java.io.ByteArrayOutputStream
 import java.io.PrintStream
 import java.nio.file.Files
 import java.nio.file.Path
+import dev.trellis.samples.readme.composition.main as compositionMain
 import dev.trellis.samples.readme.durable.main as durableMain
+import dev.trellis.samples.readme.policies.main as policiesMain
 import dev.trellis.samples.readme.quickstart.main as quickstartMain
 
 /**
@@ -58,6 +60,8 @@ class ReadmeSnippetsTest {
         blocks("kotlin") shouldContainExactly listOf(
             snippet("kotlin/dev/trellis/samples/readme/quickstart/Research.kt"),
             snippet("kotlin/dev/trellis/samples/readme/durable/Shipping.kt"),
+            snippet("kotlin/dev/trellis/samples/readme/composition/Composition.kt"),
+            snippet("kotlin/dev/trellis/samples/readme/policies/Metering.kt"),
         )
         blocks("java") shouldContainExactly listOf(snippet("java/dev/trellis/samples/readme/JavaQuickstart.java"))
     }
@@ -78,6 +82,23 @@ class ReadmeSnippetsTest {
                 "COMPLETED: shipped = true",
             )
         }
+    }
+
+    @Test
+    fun `the composition example maps a subgraph over three topics in task order, then runs it once as a subgraph`() {
+        printed { compositionMain() } shouldContainExactly listOf(
+            "[NOTES ON LIGHT, NOTES ON AIR, NOTES ON EYES]",
+            "NOTES ON THE SKY",
+            "air",
+        )
+    }
+
+    @Test
+    fun `the policies example redacts what its node wrote and meters it around the node`() {
+        printed { policiesMain() } shouldContainExactly listOf(
+            "Call me at *** about: the invoice",
+            "metered 33 characters",
+        )
     }
 
     @Test

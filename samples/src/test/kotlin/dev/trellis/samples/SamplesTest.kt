@@ -3,6 +3,7 @@ package dev.trellis.samples
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.Status
 import io.kotest.matchers.collections.shouldContainExactly
+import io.kotest.matchers.longs.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldStartWith
 import kotlinx.coroutines.test.StandardTestDispatcher
@@ -42,6 +43,9 @@ class SamplesTest {
         events.filterIsInstance<RunEvent.NodeRetrying>().map { it.nodeId } shouldContainExactly listOf("search-news")
         events.filterIsInstance<RunEvent.Custom>().any { it.payload is SearchProgress } shouldBe true
         outcome.notes.last() shouldBe "writer memory after the run: 0 message(s) (restored after each execution)"
+        outcome.notes[1] shouldStartWith "cost meter (interceptor): "
+        outcome.notes[1].substringAfter(": ").substringBefore(" tokens").toLong() shouldBeGreaterThan
+            result.state[Research.published].length.toLong()
     }
 
     @Test
@@ -142,7 +146,7 @@ class SamplesTest {
     @Test
     fun `every sample is listed by name`() {
         Samples.all.map { it.name } shouldContainExactly
-            listOf("research", "basics", "routing", "fanout", "cancellation", "agents", "java")
+            listOf("research", "basics", "routing", "fanout", "mapreduce", "cancellation", "agents", "java")
         Samples.named(Samples.DEFAULT) shouldBe ResearchSample
     }
 }

@@ -6,10 +6,14 @@ import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.checkpoint.CheckpointStoreException
 import dev.trellis.checkpoint.Lease
 import dev.trellis.checkpoint.RunInfo
+import dev.trellis.checkpoint.UnreadableCheckpointException
 import dev.trellis.checkpoint.internal.PruneEntry
 import dev.trellis.checkpoint.internal.RunRow
 import dev.trellis.checkpoint.internal.StoreRules
 import dev.trellis.graph.InternalTrellisApi
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.withContext
 import java.sql.Connection
 import java.sql.ResultSet
 import java.sql.SQLException
@@ -17,6 +21,7 @@ import java.sql.Types
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
+import java.util.concurrent.atomic.AtomicReference
 
 /**
  * The [CheckpointStore] rules in SQL, shared by the SQLite and PostgreSQL stores. Every write locks the run's row
@@ -26,7 +31,8 @@ import java.time.Instant
 @InternalTrellisApi
 public class JdbcCheckpointStore(
     private val engine: JdbcEngine,
-    private val clock: Clock,
+    /** The clock of lease expiry; `null` for the database's clock ([JdbcEngine.nowMillisQuery]). */
+    private val clock: Clock?,
     private val leaseDuration: Duration,
 ) : CheckpointStore {
     private val runs = engine.runsTable
@@ -34,12 +40,50 @@ public class JdbcCheckpointStore(
 
     init {
         StoreRules.requireLeaseDuration(leaseDuration)
+        require(clock != null || engine.nowMillisQuery != null) {
+            "${engine.description} has no clock of its own; pass the clock lease expiry is measured with."
+        }
     }
 
+    /** Now, by the store's clock or else the database's, to the millisecond. */
+    private fun now(c: Connection): Instant {
+        if (clock != null) return StoreRules.now(clock)
+        return c.prepareStatement(engine.nowMillisQuery!!).use { statement ->
+            statement.executeQuery().use { rs ->
+                rs.next()
+                Instant.ofEpochMilli(rs.getLong(1))
+            }
+        }
+    }
+
+    /**
+     * Claims in one transaction. When the caller is cancelled while the claim commits (a blocking JDBC call cannot
+     * be stopped halfway), the committed lease is released before the cancellation goes on, so a cancelled claim
+     * never leaves the run owned by nobody alive until the lease expires.
+     */
     override suspend fun claim(runId: String, owner: String): Lease {
         StoreRules.requireRunId(runId)
         StoreRules.requireOwner(owner)
-        return write("claim", runId) { c ->
+        val granted = AtomicReference<Lease?>()
+        try {
+            return claimOnce(runId, owner, granted)
+        } catch (e: CancellationException) {
+            val lease = granted.get()
+            if (lease != null) {
+                withContext(NonCancellable) {
+                    try {
+                        release(lease)
+                    } catch (failure: CheckpointStoreException) {
+                        e.addSuppressed(failure)
+                    }
+                }
+            }
+            throw e
+        }
+    }
+
+    private suspend fun claimOnce(runId: String, owner: String, granted: AtomicReference<Lease?>): Lease =
+        write("claim", runId) { c ->
             c.prepareStatement(
                 "INSERT INTO $runs (run_id, epoch, latest_sequence) VALUES (?, 0, 0) ON CONFLICT (run_id) DO NOTHING",
             ).use {
@@ -47,8 +91,11 @@ public class JdbcCheckpointStore(
                 it.executeUpdate()
             }
             val row = checkNotNull(lockRun(c, runId)) { "Run '$runId' vanished while it was being claimed." }
-            StoreRules.checkClaim(runId, owner, row, StoreRules.now(clock))
-            val lease = Lease(runId, owner, row.epoch + 1, StoreRules.leaseUntil(clock, leaseDuration))
+            val now = now(c)
+            StoreRules.checkClaim(runId, owner, row, now)
+            val lease = Lease(runId, owner, row.epoch + 1, now.plus(leaseDuration))
+            // Recorded before the commit: released again if the caller was cancelled meanwhile (see claim).
+            granted.set(lease)
             c.prepareStatement("UPDATE $runs SET owner = ?, lease_until = ?, epoch = ? WHERE run_id = ?").use {
                 it.setString(1, owner)
                 it.setLong(2, lease.expiresAt.toEpochMilli())
@@ -58,11 +105,10 @@ public class JdbcCheckpointStore(
             }
             lease
         }
-    }
 
     override suspend fun renew(lease: Lease): Lease = write("renew the lease of", lease.runId) { c ->
         StoreRules.checkWritable(lease, lockRun(c, lease.runId))
-        val renewed = Lease(lease.runId, lease.owner, lease.epoch, StoreRules.leaseUntil(clock, leaseDuration))
+        val renewed = Lease(lease.runId, lease.owner, lease.epoch, now(c).plus(leaseDuration))
         c.prepareStatement("UPDATE $runs SET lease_until = ? WHERE run_id = ? AND epoch = ?").use {
             it.setLong(1, renewed.expiresAt.toEpochMilli())
             it.setString(2, lease.runId)
@@ -126,7 +172,10 @@ public class JdbcCheckpointStore(
     override suspend fun history(runId: String): List<CheckpointRecord> {
         StoreRules.requireRunId(runId)
         return read("read the history of", runId) { c ->
-            selectRecords(c, "WHERE run_id = ? ORDER BY sequence") { it.setString(1, runId) }
+            c.prepareStatement("SELECT $RECORD_COLUMNS FROM $checkpoints WHERE run_id = ? ORDER BY sequence").use {
+                it.setString(1, runId)
+                it.executeQuery().use(::readableRecords)
+            }
         }
     }
 
@@ -152,7 +201,9 @@ public class JdbcCheckpointStore(
                                 PruneEntry(
                                     rs.getLong(1),
                                     rs.getNullableLong(2),
-                                    CheckpointRecord.Kind.valueOf(rs.getString(3)),
+                                    // A corrupt kind counts as DELTA: pruning then keeps what it may depend on.
+                                    CheckpointRecord.Kind.entries.firstOrNull { it.name == rs.getString(3) }
+                                        ?: CheckpointRecord.Kind.DELTA,
                                 ),
                             )
                         }
@@ -253,21 +304,66 @@ public class JdbcCheckpointStore(
             statement.executeQuery().use { rs -> buildList { while (rs.next()) add(record(rs)) } }
         }
 
+    /**
+     * Decodes one checkpoint row; a corrupt column fails with [UnreadableCheckpointException] naming the run, the
+     * sequence and the column, never with the decoder's own exception.
+     */
     private fun record(rs: ResultSet): CheckpointRecord {
-        val forkedRun = rs.getString(4)
-        return CheckpointRecord(
-            runId = rs.getString(1),
-            sequence = rs.getLong(2),
-            parentSequence = rs.getNullableLong(3),
-            forkedFrom = forkedRun?.let { CheckpointRef(it, rs.getLong(5)) },
-            graphId = rs.getString(6),
-            schemaVersion = rs.getInt(7),
-            createdAt = Instant.parse(rs.getString(8)),
-            status = rs.getString(9),
-            kind = CheckpointRecord.Kind.valueOf(rs.getString(10)),
-            payload = rs.getString(11),
-            metadata = MetadataCodec.decode(rs.getString(12)),
-        )
+        val runId = rs.getString(1)
+        val sequenceText = rs.getString(2)
+        var column = "sequence"
+        try {
+            val sequence = sequenceText.toLong()
+            column = "parent_sequence"
+            val parent = rs.getString(3)?.toLong()
+            column = "forked_from_sequence"
+            val forkedRun = rs.getString(4)
+            val forkedFrom = forkedRun?.let { CheckpointRef(it, rs.getString(5).toLong()) }
+            column = "schema_version"
+            val schemaVersion = rs.getString(7).toInt()
+            column = "created_at"
+            val createdAt = Instant.parse(rs.getString(8))
+            column = "kind"
+            val kind = CheckpointRecord.Kind.valueOf(rs.getString(10))
+            column = "metadata"
+            val metadata = MetadataCodec.decode(rs.getString(12))
+            column = "the row as a whole"
+            return CheckpointRecord(
+                runId = runId,
+                sequence = sequence,
+                parentSequence = parent,
+                forkedFrom = forkedFrom,
+                graphId = rs.getString(6),
+                schemaVersion = schemaVersion,
+                createdAt = createdAt,
+                status = rs.getString(9),
+                kind = kind,
+                payload = rs.getString(11),
+                metadata = metadata,
+            )
+        } catch (e: SQLException) {
+            throw e
+        } catch (e: Exception) {
+            throw UnreadableCheckpointException(
+                runId,
+                sequenceText,
+                "Checkpoint $sequenceText of run ${StoreRules.quote(runId)} in ${engine.description} cannot be read: " +
+                    "column $column is corrupt (${e.javaClass.simpleName}: ${e.message?.take(200)}). The row was " +
+                    "changed outside Trellis; restore it from a backup, or delete the run, or prune past it.",
+                e,
+            )
+        }
+    }
+
+    /** The records of [rs], leaving out rows that cannot be decoded. */
+    private fun readableRecords(rs: ResultSet): List<CheckpointRecord> = buildList {
+        while (rs.next()) {
+            try {
+                add(record(rs))
+            } catch (_: UnreadableCheckpointException) {
+                // Listed as missing: get() of that sequence names the problem.
+            }
+        }
     }
 
     private fun runRow(rs: ResultSet): RunRow = RunRow(

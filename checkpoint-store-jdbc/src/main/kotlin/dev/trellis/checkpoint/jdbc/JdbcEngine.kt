@@ -19,6 +19,12 @@ public interface JdbcEngine : AutoCloseable {
     public val lockRow: String
 
     /**
+     * A query returning the database's current time in epoch milliseconds (one row, one `BIGINT`), for lease expiry
+     * by the database's clock; `null` when the database has no clock shared by its clients (SQLite).
+     */
+    public val nowMillisQuery: String? get() = null
+
+    /**
      * Runs [block] in one transaction on the engine's dispatcher (never the caller's thread), with the schema
      * created first, and commits; rolls back if [block] throws.
      */

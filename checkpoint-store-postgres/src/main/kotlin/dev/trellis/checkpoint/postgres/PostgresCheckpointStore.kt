@@ -15,19 +15,29 @@ import javax.sql.DataSource
  * On first use the store creates [schema] and its tables (`trellis_runs`, `trellis_checkpoints`,
  * `trellis_schema_version`) or migrates them, under an advisory lock so that several stores may start at once.
  * Every write locks the run's row with `SELECT … FOR UPDATE` and checks the lease's fencing epoch in the same
- * transaction, so two workers never both write a run. Connections come from [dataSource] (use a pool in
- * production) one per operation, and are returned at once; JDBC calls run on [dispatcher].
+ * transaction, so two workers never both write a run. Connections come from [dataSource] one per operation, and
+ * are returned at once; use a pool (HikariCP, see `docs/persistence-stores.md`). JDBC calls run on [dispatcher].
+ *
+ * **Leases and time.** Lease expiry is measured by the database's clock (`clock_timestamp()`), so a worker whose
+ * own clock is off cannot take over a live run. Every transaction waits at most [lockTimeout] for a run's row lock
+ * and runs each statement at most [statementTimeout]; the server ends a transaction left idle for [lockTimeout] (its
+ * worker frozen or cut off), which frees the row for a takeover. A cancelled caller cancels its running statement.
  *
  * ```kotlin
- * val dataSource = PGSimpleDataSource().apply { setURL("jdbc:postgresql://db:5432/app?user=trellis") }
+ * val dataSource = HikariDataSource(HikariConfig().apply { jdbcUrl = "jdbc:postgresql://db:5432/app?user=trellis" })
  * val store = PostgresCheckpointStore(dataSource)
  * ```
  *
  * @param dataSource where connections come from; the store does not close it.
  * @param schema the schema holding the tables: lower-case letters, digits and underscores.
- * @param clock the time source for lease expiry (the store's clock, not the database's; keep workers' clocks in sync).
+ * @param clock the clock of lease expiry; `null` (the default) for the database's clock. Pass one only in tests
+ *   (a test clock to expire leases), or when every worker's clock is known to agree.
  * @param leaseDuration how long a claim or renewal lasts.
  * @param dispatcher where blocking JDBC calls run.
+ * @param lockTimeout the longest a transaction waits for a run's row lock, and the longest the server keeps a
+ *   transaction that went idle (a frozen worker); PostgreSQL's `lock_timeout` and
+ *   `idle_in_transaction_session_timeout` for the store's transactions.
+ * @param statementTimeout the longest one statement of the store runs (`statement_timeout`).
  */
 public class PostgresCheckpointStore private constructor(
     private val schema: String,
@@ -37,10 +47,30 @@ public class PostgresCheckpointStore private constructor(
     public constructor(
         dataSource: DataSource,
         schema: String = "trellis",
-        clock: Clock = Clock.systemUTC(),
+        clock: Clock? = null,
         leaseDuration: Duration = Duration.ofSeconds(30),
         dispatcher: CoroutineDispatcher = Dispatchers.IO,
-    ) : this(schema, JdbcCheckpointStore(PostgresEngine(dataSource, schema, dispatcher), clock, leaseDuration))
+        lockTimeout: Duration = DEFAULT_LOCK_TIMEOUT,
+        statementTimeout: Duration = DEFAULT_STATEMENT_TIMEOUT,
+    ) : this(
+        schema,
+        JdbcCheckpointStore(
+            PostgresEngine(dataSource, schema, dispatcher, lockTimeout, statementTimeout),
+            clock,
+            leaseDuration,
+        ),
+    )
 
     override fun toString(): String = "PostgresCheckpointStore(schema=$schema)"
+
+    /** Defaults. */
+    public companion object {
+        /** How long a transaction waits for a row lock, and how long the server keeps an idle transaction. */
+        @JvmField
+        public val DEFAULT_LOCK_TIMEOUT: Duration = Duration.ofSeconds(10)
+
+        /** How long one statement may run. */
+        @JvmField
+        public val DEFAULT_STATEMENT_TIMEOUT: Duration = Duration.ofSeconds(30)
+    }
 }

@@ -68,16 +68,63 @@ public object StoreRules {
         }
     }
 
-    /** Refuses a blank run id. */
+    /** The longest run id or owner a store accepts, in UTF-16 characters. */
+    public const val MAX_ID_LENGTH: Int = 256
+
+    /**
+     * Refuses a run id outside the policy every store applies (`docs/persistence-stores.md`): not blank, at most
+     * [MAX_ID_LENGTH] characters, no NUL character (PostgreSQL cannot store it) and no unpaired
+     * surrogates (they cannot be encoded, so two distinct ids would be stored as the same text). The message quotes
+     * at most the start of the id.
+     */
     public fun requireRunId(runId: String) {
-        require(runId.isNotBlank()) { "The run id is blank; pass the id of the run (any non-blank text)." }
+        requireId(runId, "run id", "the id of the run")
     }
 
-    /** Refuses a blank owner. */
+    /** Refuses an owner outside the same policy as run ids ([requireRunId]). */
     public fun requireOwner(owner: String) {
-        require(owner.isNotBlank()) {
-            "The owner is blank; pass an id unique to this process, for example host name + process id + a random suffix."
+        requireId(
+            owner,
+            "owner",
+            "an id unique to this process, for example host name + process id + a random suffix",
+        )
+    }
+
+    private fun requireId(id: String, what: String, hint: String) {
+        require(id.isNotBlank()) { "The $what is blank; pass $hint." }
+        require(id.length <= MAX_ID_LENGTH) {
+            "The $what ${quote(id)} has ${id.length} characters, more than the $MAX_ID_LENGTH a store accepts; " +
+                "pass $hint of at most $MAX_ID_LENGTH characters (a hash of a longer key, say)."
         }
+        var i = 0
+        while (i < id.length) {
+            val c = id[i]
+            val problem = when {
+                c == '\u0000' -> "a NUL character (U+0000), which PostgreSQL cannot store"
+                Character.isHighSurrogate(c) && i + 1 < id.length && Character.isLowSurrogate(id[i + 1]) -> {
+                    i++
+                    null
+                }
+                Character.isSurrogate(c) -> "an unpaired surrogate (U+%04X), which no database can store".format(c.code)
+                else -> null
+            }
+            require(problem == null) {
+                "The $what ${quote(id)} holds $problem at index $i; pass $hint without it."
+            }
+            i++
+        }
+    }
+
+    /** [id] for a message: at most its first 64 characters, control characters and surrogates escaped. */
+    public fun quote(id: String): String {
+        val shown = StringBuilder("'")
+        for (c in id.take(64)) {
+            val escaped = Character.isISOControl(c) || Character.isSurrogate(c)
+            if (escaped) shown.append("\\u%04X".format(c.code)) else shown.append(c)
+        }
+        shown.append('\'')
+        if (id.length > 64) shown.append("… (").append(id.length).append(" characters)")
+        return shown.toString()
     }
 
     /** Throws [RunOwnedException] when another owner than [owner] holds a lease on [row] that has not expired. */
@@ -98,6 +145,17 @@ public object StoreRules {
                 null,
                 "Run '${lease.runId}' no longer exists (it was deleted); this process ('${lease.owner}') holds " +
                     "epoch ${lease.epoch} and must stop writing it. Claim the run again to start it anew.",
+            )
+        }
+        if (row.epoch != lease.epoch && row.owner == null) {
+            throw FencedOutException(
+                lease.runId,
+                lease.epoch,
+                row.epoch,
+                "Another process took over run '${lease.runId}' at epoch ${row.epoch} and has since released it; " +
+                    "this process ('${lease.owner}') holds epoch ${lease.epoch} and must stop: its writes would " +
+                    "overwrite newer checkpoints. Resume the run to continue from its latest checkpoint; renew " +
+                    "leases well before they expire (the lease ran until ${lease.expiresAt}).",
             )
         }
         if (row.epoch != lease.epoch) {

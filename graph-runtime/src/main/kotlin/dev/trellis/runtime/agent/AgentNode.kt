@@ -20,7 +20,8 @@ import kotlin.time.Duration
  * Every attempt of the node is isolated from every other call of the same agent instance, in this run
  * and in concurrent runs (see [Agent] for how): the agent starts from the state it had before and ends
  * with it. Tokens and steps the agent streams become custom events of the node ([AgentEvent]).
- * [onReply] may write more state from the reply (e.g. a counter or a verdict).
+ * [onReply] may write more state from the reply (e.g. a counter or a verdict). [reads] and [writes] are the
+ * node's slice (`docs/semantics.md` §12): the prompt reads the state through it, and [output] must be in [writes].
  *
  * ```kotlin
  * val write = agentNode("write", writer, output = Research.draft) { state ->
@@ -36,8 +37,10 @@ public fun GraphBuilder.agentNode(
     retry: Retry? = null,
     description: String? = null,
     onReply: (NodeScope.(reply: String) -> Unit)? = null,
+    reads: Set<StateKey<*>>? = null,
+    writes: Set<StateKey<*>>? = null,
     prompt: (State) -> String,
-): NodeRef = node(id, timeout, retry, description ?: "agent ${agent.name}") {
+): NodeRef = node(id, timeout, retry, description ?: "agent ${agent.name}", reads, writes) {
     val input = AgentInput(prompt(state), runId, nodeId, executionCount, attempt)
     val reply = callIsolated(agent, input, NodeAgentScope(this, agent.name))
     set(output, reply)

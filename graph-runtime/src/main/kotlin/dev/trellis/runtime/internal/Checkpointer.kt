@@ -7,17 +7,31 @@ import dev.trellis.checkpoint.Lease
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.Checkpointing
+import dev.trellis.runtime.internal.checkpoint.ChildData
 import dev.trellis.runtime.internal.checkpoint.PositionCodec
 import dev.trellis.runtime.internal.checkpoint.PositionEncoder
+import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.sync.Mutex
+import kotlinx.coroutines.sync.withLock
+import kotlinx.coroutines.withContext
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
+import java.util.concurrent.ConcurrentHashMap
+
+/** Where a child run's checkpoints go: into the [parent] run's, under [key] (`research#2`, `summarize#1[3]`). */
+internal class Upstream(val parent: Checkpointer, val key: String)
 
 /**
  * Writes a run's checkpoints: holds the run's lease (one writer per run, fenced), numbers checkpoints, and
  * collects what changed since the last one so that most checkpoints are small deltas.
+ *
+ * A child run (subgraph node, map task) has a checkpointer with an [upstream]: it claims nothing and writes no
+ * record of its own; each of its checkpoints becomes a patch of its entry in the parent's [children], which the
+ * parent writes as a record that carries only that patch (`docs/persistence.md`, nested checkpoints). Saves are
+ * serialized by a mutex: a run's own saves come from its driver, its children's from their coroutines.
  */
 internal class Checkpointer(
     private val graph: Graph,
@@ -27,7 +41,71 @@ internal class Checkpointer(
     /** The sequence of the last checkpoint of this run (0 when it has none). */
     private var sequence: Long,
     private val forkedFrom: CheckpointRef?,
+    private val upstream: Upstream? = null,
 ) {
+    /** Whether this is a child run's checkpointer, writing through its parent's. */
+    val nested: Boolean get() = upstream != null
+
+    private val saving = Mutex()
+
+    /** The child runs and map tasks of this run in flight, as its next full checkpoint records them. */
+    val children = ConcurrentHashMap<String, ChildData>()
+
+    /** Starts [children] from the entries restored with the run. */
+    fun seedChildren(restored: Map<String, ChildData>) {
+        children.putAll(restored)
+    }
+
+    /** Forgets the entries of the execution [key] (and its map tasks) once it ended: they are history then. */
+    fun dropChildren(key: String) {
+        if (children.isEmpty()) return
+        val tasks = "$key["
+        children.keys.removeIf { it == key || it.startsWith(tasks) }
+    }
+
+    /**
+     * Applies [patch] to the entry [key] of [children] and, when every step is saved, writes it as a record of its
+     * own; returns the sequence of the run's latest checkpoint.
+     */
+    suspend fun saveChild(key: String, patch: ChildData): Long {
+        saving.withLock {
+            children[key] = children[key]?.plus(patch) ?: patch
+            if (!everyStep) return sequence
+            val createdAt = Instant.now(clock)
+            return append(
+                PositionCodec.childrenOnly(graph, runId, mapOf(key to patch), createdAt),
+                false,
+                "RUNNING",
+                createdAt,
+            )
+        }
+    }
+
+    /** Writes [payload] as the run's next record (through the parent for a child run); returns its sequence. */
+    private suspend fun append(payload: String, full: Boolean, status: String, createdAt: Instant): Long {
+        if (upstream != null) {
+            sequence = upstream.parent.saveChild(upstream.key, ChildData(chain = listOf(payload), reset = full))
+            return sequence
+        }
+        val next = sequence + 1
+        val record = CheckpointRecord(
+            runId = runId,
+            sequence = next,
+            parentSequence = if (sequence == 0L) null else sequence,
+            graphId = graph.id,
+            schemaVersion = graph.schema.version,
+            createdAt = createdAt,
+            status = status,
+            kind = if (full) CheckpointRecord.Kind.FULL else CheckpointRecord.Kind.DELTA,
+            payload = payload,
+            forkedFrom = if (sequence == 0L) forkedFrom else null,
+        )
+        val held = lease ?: throw IllegalStateException("Run '$runId' has no lease; it cannot save checkpoints.")
+        config.store.append(held, record)
+        sequence = next
+        return next
+    }
+
     @Volatile
     private var lease: Lease? = null
     private var sinceFull = 0
@@ -57,12 +135,21 @@ internal class Checkpointer(
         private set
 
     suspend fun open(fresh: Boolean) {
+        if (upstream != null) return
         val claimed = config.store.claim(runId, config.owner)
         lease = claimed
+        try {
+            checkOpened(fresh)
+        } catch (e: Throwable) {
+            // Cancelled or refused after the claim: the lease must not outlive this call.
+            withContext(NonCancellable) { close() }
+            throw e
+        }
+    }
+
+    private suspend fun checkOpened(fresh: Boolean) {
         val existing = if (fresh) config.store.latest(runId) else null
         if (existing != null) {
-            config.store.release(claimed)
-            lease = null
             throw IllegalStateException(CallNames.current().runIdTaken(runId, existing.status))
         }
         if (!fresh) {
@@ -70,8 +157,6 @@ internal class Checkpointer(
             // and released it), continuing would run completed nodes again. Give up before any node starts.
             val latest = config.store.latest(runId)?.sequence ?: 0L
             if (latest != sequence) {
-                config.store.release(claimed)
-                lease = null
                 throw IllegalStateException(
                     "Run '$runId' advanced to checkpoint $latest after this process loaded checkpoint $sequence " +
                         "(another process resumed it in between); nothing was run. Resume it again to continue from " +
@@ -92,7 +177,11 @@ internal class Checkpointer(
         }
     }
 
-    /** Renews the lease at half its remaining time, for as long as the run lasts. */
+    /**
+     * Renews the lease at half its remaining time, for as long as the run lasts. The run's loop runs this on the
+     * [LeaseRenewal] thread (unless the run is in virtual time), so that nodes blocking the run's threads cannot
+     * starve it.
+     */
     suspend fun keepLeaseAlive() {
         while (true) {
             val current = lease ?: return
@@ -124,34 +213,25 @@ internal class Checkpointer(
      * its sequence; [lastWasFull] tells its kind.
      * @throws FencedOutException when another process took the run over.
      */
-    suspend fun save(status: String, forceFull: Boolean, build: (full: Boolean, createdAt: Instant) -> String): Long {
-        val full = forceFull || nextFull || sinceFull + 1 >= config.fullSnapshotEvery
-        val createdAt = Instant.now(clock)
-        val payload = build(full, createdAt)
-        val next = sequence + 1
-        val record = CheckpointRecord(
-            runId = runId,
-            sequence = next,
-            parentSequence = if (sequence == 0L) null else sequence,
-            graphId = graph.id,
-            schemaVersion = graph.schema.version,
-            createdAt = createdAt,
-            status = status,
-            kind = if (full) CheckpointRecord.Kind.FULL else CheckpointRecord.Kind.DELTA,
-            payload = payload,
-            forkedFrom = if (sequence == 0L) forkedFrom else null,
-        )
-        val held = lease ?: throw IllegalStateException("Run '$runId' has no lease; it cannot save checkpoints.")
-        config.store.append(held, record)
-        sequence = next
-        sinceFull = if (full) 0 else sinceFull + 1
-        nextFull = false
-        lastWasFull = full
-        writeKeys.clear()
-        writeValues.clear()
-        changedKeys.clear()
-        changedNodes.clear()
-        return next
+    suspend fun save(
+        status: String,
+        forceFull: Boolean,
+        build: (full: Boolean, createdAt: Instant) -> String,
+    ): Long {
+        saving.withLock {
+            val full = forceFull || nextFull || sinceFull + 1 >= config.fullSnapshotEvery
+            val createdAt = Instant.now(clock)
+            val payload = build(full, createdAt)
+            val next = append(payload, full, status, createdAt)
+            sinceFull = if (full) 0 else sinceFull + 1
+            nextFull = false
+            lastWasFull = full
+            writeKeys.clear()
+            writeValues.clear()
+            changedKeys.clear()
+            changedNodes.clear()
+            return next
+        }
     }
 
     /**
@@ -178,6 +258,7 @@ internal class Checkpointer(
                         recorder.nodeStatus,
                         recorder.interrupts,
                         recorder.errors,
+                        children,
                     ),
                     createdAt,
                 )

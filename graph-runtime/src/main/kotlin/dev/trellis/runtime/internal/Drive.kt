@@ -8,6 +8,7 @@ import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
+import kotlin.coroutines.EmptyCoroutineContext
 
 /*
  * The drive loop of an [Engine]: the run's [loop] drives the scheduler until it has nothing to do but wait, then
@@ -18,8 +19,8 @@ import kotlinx.coroutines.launch
 
 /** Runs the scheduler in the run's own coroutine until nothing runs and nothing can start. */
 internal suspend fun Engine.loop() = coroutineScope {
-    val keepAlive = checkpointer?.let { writer ->
-        launch {
+    val keepAlive = checkpointer?.takeIf { !it.nested }?.let { writer ->
+        launch(if (virtualTime) EmptyCoroutineContext else LeaseRenewal.dispatcher) {
             try {
                 writer.keepLeaseAlive()
             } catch (e: Throwable) {
@@ -124,7 +125,7 @@ private suspend fun Engine.startReady(scope: CoroutineScope) {
 
 private suspend inline fun Engine.startEach(scope: CoroutineScope, onQueued: () -> Unit) {
     while (!position.halted && position.readyCount > 0 && position.runningCount < config.maxConcurrency) {
-        if (drainRequested) {
+        if (drainWanted) {
             drained = true
             position.halted = true
             return

@@ -1,7 +1,9 @@
 package dev.trellis.runtime.internal
 
 import dev.trellis.checkpoint.CheckpointRef
+import dev.trellis.checkpoint.CheckpointStoreException
 import dev.trellis.graph.Graph
+import dev.trellis.graph.NodeInterceptor
 import dev.trellis.graph.State
 import dev.trellis.graph.Topology
 import dev.trellis.runtime.CheckpointFormatException
@@ -15,6 +17,7 @@ import dev.trellis.runtime.internal.checkpoint.PositionEncoder
 import dev.trellis.runtime.internal.checkpoint.ReadBack
 import dev.trellis.runtime.internal.checkpoint.Restored
 import dev.trellis.runtime.internal.checkpoint.TriggerData
+import dev.trellis.runtime.internal.checkpoint.writableState
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
@@ -67,6 +70,8 @@ internal class Engine(
     lastSequence: Long = 0,
     /** Whether this is a new run id (a new run or a fork), which must not have checkpoints yet. */
     private val fresh: Boolean = restored == null,
+    /** Where this run sits when it is the child run of a subgraph node or map task, or null for a run of its own. */
+    val nesting: Nesting? = null,
 ) {
     val runId: String = options.runId ?: RunIds.next()
     val topology: Topology = graph.topology
@@ -91,20 +96,51 @@ internal class Engine(
     var virtualTime: Boolean = false
         private set
     private var startNanos = 0L
-    private val answers = arrayOfNulls<String>(size)
+
+    /** The answers to pending interrupts by path; a child run gets those under its path. */
+    private val answers: MutableMap<String, String> = HashMap(answers)
+
+    /** Each node's path (`docs/semantics.md` §11): its id, after the path of the child run it is in. */
+    val paths: Array<String> = Array(size) { (nesting?.prefix ?: "") + topology.nodes[it].id }
+
+    /** The child runs and map tasks restored with the run, by key (`research#2`, `summarize#1[3]`). */
+    val restoredChildren: MutableMap<String, dev.trellis.runtime.internal.checkpoint.ChildData> =
+        HashMap(restored?.children ?: emptyMap())
+
+    /** The options of this run's child runs (`Composition.kt`). */
+    val childOptions: RunOptions by lazy { childOptionsOf(options, runId) }
+
+    /** The results of the last child run of each subgraph node and map task, by path, for the [RunResult]. */
+    val childResults: MutableMap<String, RunResult> = java.util.concurrent.ConcurrentHashMap()
 
     @Volatile
     var drainRequested = false
     var drained = false
     val checkpointer: Checkpointer? = options.checkpointing
         ?.takeIf { it.mode != Checkpointing.Mode.OFF }
-        ?.let { Checkpointer(graph, runId, it, options.clock, lastSequence, forkedFrom) }
+        ?.let {
+            Checkpointer(
+                graph,
+                runId,
+                it,
+                options.clock,
+                lastSequence,
+                forkedFrom,
+                nesting?.let {
+                    n ->
+                    n.parent.checkpointer?.let { p -> Upstream(p, n.key) }
+                },
+            )
+        }
 
     /** Reads back the first value written to each key, when the run saves checkpoints. */
     val readBack: ReadBack? = if (checkpointer != null) ReadBack(topology.keys) else null
 
     /** How long each node took to start in earlier runs of this graph ([StartCosts]); read by the workers. */
     val startCosts = StartCosts.of(topology)
+
+    /** The interceptors of each node, or null when the run has none (`Interceptors.kt`). */
+    val interceptors: Array<Array<NodeInterceptor>?>? = interceptorTable(graph, options)
 
     /** Reused by the steps to decide each execution's edges. */
     val edges = EdgeChoice()
@@ -116,12 +152,16 @@ internal class Engine(
     var childScope: CoroutineScope? = null
 
     init {
-        for ((nodeId, answer) in answers) {
-            val index = topology.indexOf(nodeId)
-            require(index >= 0) { "Cannot answer node '$nodeId': graph '${graph.id}' has no such node." }
-            this.answers[index] = answer
+        if (nesting == null) {
+            for (path in answers.keys) {
+                val nodeId = path.substringBefore('/').substringBefore('[')
+                require(topology.indexOf(nodeId) >= 0) {
+                    "Cannot answer '$path': graph '${graph.id}' has no node '$nodeId'."
+                }
+            }
         }
         if (restored != null) restore(restored)
+        checkpointer?.seedChildren(restoredChildren)
     }
 
     private fun restore(restored: Restored) {
@@ -167,11 +207,23 @@ internal class Engine(
         return Triple(node, channels.start[node], trigger.tokens)
     }
 
-    fun takeAnswer(index: Int): String? {
-        val answer = answers[index] ?: return null
-        answers[index] = null
-        return answer
+    /** The answer for the interrupt at [path], once. */
+    fun takeAnswer(
+        path: String,
+    ): String? = if (answers.isEmpty()) null else synchronized(answers) { answers.remove(path) }
+
+    /** The answers for the interrupts under [prefix] (a child run's), taken from this run's. */
+    fun takeAnswers(prefix: String): Map<String, String> {
+        if (answers.isEmpty()) return emptyMap()
+        synchronized(answers) {
+            val taken = answers.filterKeys { it.startsWith(prefix) }
+            answers.keys.removeAll(taken.keys)
+            return taken
+        }
     }
+
+    /** Whether this run, or a run it is a child of, was asked to drain. */
+    val drainWanted: Boolean get() = drainRequested || nesting?.parent?.drainWanted == true
 
     @Volatile
     var currentState: State = restored?.state ?: input
@@ -228,9 +280,11 @@ internal class Engine(
 
     private suspend fun run(onCancelled: (RunResult) -> Unit): RunResult {
         val errors = recorder.errors
-        outbox.send { RunEvent.RunStarted(runId, now(), graph.id, currentState) }
+        if (nesting == null) outbox.send { RunEvent.RunStarted(runId, now(), graph.id, currentState) }
         if (restored == null) for (entry in topology.entries) position.markReady(entry)
-        if (fresh && checkpointer?.everyStep == true) checkpointStep()
+        // A resumed run with composite nodes starts a new delta chain here, so that a child's checkpoint never
+        // extends the chain another process wrote (docs/persistence.md, nested checkpoints).
+        if (checkpointer?.everyStep == true && (fresh || (graph.hasComposites && nesting == null))) checkpointStep()
         val timeout = config.executionTimeout
         val status: Status
         try {
@@ -259,12 +313,16 @@ internal class Engine(
                 releaseLease()
                 val result = result(Status.CANCELLED)
                 onCancelled(result)
-                outbox.send { RunEvent.RunCancelled(runId, now(), result) }
+                if (nesting == null) outbox.send { RunEvent.RunCancelled(runId, now(), result) } else outbox.flush()
             }
             throw e
         }
         releaseLease()
         val result = result(if (errors.isEmpty()) status else Status.FAILED)
+        if (nesting != null) {
+            outbox.flush()
+            return result
+        }
         outbox.send {
             when (result.status) {
                 Status.COMPLETED -> RunEvent.RunCompleted(runId, now(), result)
@@ -277,19 +335,35 @@ internal class Engine(
 
     /** Saves the full checkpoint of the run's end; a failure to save fails the run, a cancellation is rethrown. */
     private suspend fun checkpointFinal(status: Status) {
-        val label = if (status == Status.INTERRUPTED && recorder.interrupts.isEmpty()) "DRAINED" else status.name
+        val asked = recorder.interrupts.any { it.nestedInterrupts?.isEmpty() != true }
+        val label = if (status == Status.INTERRUPTED && !asked) "DRAINED" else status.name
         try {
             checkpoint(label, full = true)
         } catch (e: Throwable) {
             e.rethrowIfFatal(currentCoroutineContext())
             recorder.errors += e
+            if (e !is CheckpointStoreException) saveFailure()
+        }
+    }
+
+    /**
+     * The run's end could not be checkpointed because the checkpoint could not be written (a value its serializer
+     * cannot write): saves a FAILED checkpoint without the values that cannot be written, holding the errors, so
+     * that the store tells the truth instead of showing the run RUNNING at an earlier checkpoint.
+     */
+    private suspend fun saveFailure() {
+        try {
+            checkpoint(Status.FAILED.name, full = true, state = writableState(topology.keys, currentState))
+        } catch (e: Throwable) {
+            e.rethrowIfFatal(currentCoroutineContext())
+            recorder.errors[0].addSuppressed(e)
         }
     }
 
     /** Saves a checkpoint of the current position; a failure to save fails the run. */
-    private suspend fun checkpoint(status: String, full: Boolean = false) {
+    private suspend fun checkpoint(status: String, full: Boolean = false, state: State = currentState) {
         val writer = checkpointer ?: return
-        val sequence = writer.checkpoint(status, full, currentState, position, recorder)
+        val sequence = writer.checkpoint(status, full, state, position, recorder)
         outbox.post { RunEvent.CheckpointSaved(runId, now(), sequence, writer.lastWasFull) }
     }
 
@@ -303,15 +377,27 @@ internal class Engine(
     }
 
     suspend fun emitCustom(execution: Execution, payload: Any) {
-        outbox.nodeSend { RunEvent.Custom(runId, now(), execution.node.id, execution.number, payload) }
+        outbox.nodeSend {
+            RunEvent.Custom(runId, now(), execution.node.id, execution.number, payload, execution.path, execution.task)
+        }
     }
 
     suspend fun emitRetrying(execution: Execution, error: Throwable, delay: Duration) {
         outbox.nodeSend {
-            RunEvent.NodeRetrying(runId, now(), execution.node.id, execution.number, execution.attempt, error, delay)
+            RunEvent.NodeRetrying(
+                runId,
+                now(),
+                execution.node.id,
+                execution.number,
+                execution.attempt,
+                error,
+                delay,
+                execution.path,
+                execution.task,
+            )
         }
     }
 
     private fun result(status: Status): RunResult =
-        recorder.result(runId, graph.id, status, currentState, position.counts, startNanos, nanoTime())
+        recorder.result(runId, graph.id, status, currentState, position.counts, startNanos, nanoTime(), childResults)
 }

@@ -1,8 +1,14 @@
 package dev.trellis.runtime.internal
 
+import dev.trellis.graph.Composite
+import dev.trellis.graph.CompositeScope
 import dev.trellis.graph.Node
+import dev.trellis.graph.NodeBody
+import dev.trellis.graph.NodeInterceptor
 import dev.trellis.graph.NodeScope
+import dev.trellis.graph.NodeWrites
 import dev.trellis.graph.Retry
+import dev.trellis.graph.SliceViolationException
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.runtime.Status
@@ -20,12 +26,19 @@ import kotlin.time.toJavaDuration
  * completion is handed over (the hand-over orders the two).
  */
 internal class Execution(
-    private val engine: Engine,
+    val engine: Engine,
     val node: Node,
     val index: Int,
     val number: Int,
-    override var state: State,
-) : NodeScope {
+    /** The state at the start of the current attempt; the body sees it through its node's read slice, [state]. */
+    var snapshot: State,
+    /** Where the execution is (`docs/semantics.md` §11): the node's path, or a map task's (`summarize[3]`). */
+    @JvmField val path: String,
+    /** The map task this execution is, or -1 for a node's own execution. */
+    @JvmField val task: Int = -1,
+    /** What the execution runs: the node's body, or a map task's. */
+    private val body: NodeBody = node.body,
+) : AttemptScope, CompositeScope {
     override val runId: String get() = engine.runId
     override val nodeId: String get() = node.id
     override val executionCount: Int get() = number
@@ -66,8 +79,32 @@ internal class Execution(
 
     fun writeValueAt(i: Int): Any? = if (i == 0) firstValue else writeValues!![i - 1]
 
+    override val state: State get() = node.slice?.view(snapshot, node.id) { error = it } ?: snapshot
+
+    /**
+     * Records a slice violation (`docs/semantics.md` §12) in [error] before it is thrown: the execution fails with it
+     * even when the body catches it.
+     */
+    private fun violated(violation: SliceViolationException): SliceViolationException {
+        error = violation
+        return violation
+    }
+
+    /** This node's interceptors in this run, outermost first, or null for none. */
+    val interceptors: Array<NodeInterceptor>? get() = if (task >= 0) null else engine.interceptors?.get(index)
+
+    override fun clearWrites() {
+        writeCount = 0
+    }
+
+    override fun copyWrites(): NodeWrites {
+        val keys = engine.topology.keys
+        return NodeWrites.wrap(Array(writeCount) { keys[writeKeyAt(it)] }, Array(writeCount) { writeValueAt(it) })
+    }
+
     override fun <T> get(key: StateKey<T>): T {
-        var value: Any? = state.getOrUnset(key)
+        node.slice?.readViolation(node.id, key)?.let { throw violated(it) }
+        var value: Any? = snapshot.getOrUnset(key)
         val reducer = key.reducer
         for (i in 0 until writeCount) {
             if (writeKeyAt(i) != key.index) continue
@@ -75,15 +112,19 @@ internal class Execution(
             @Suppress("UNCHECKED_CAST")
             value = if (reducer == null || value === State.Unset) w else reducer.reduce(value as T, w as T)
         }
-        if (value === State.Unset) return state[key] // throws with the key's name
+        if (value === State.Unset) return snapshot[key] // throws with the key's name
         @Suppress("UNCHECKED_CAST")
         return value as T
     }
 
     override fun <T> set(key: StateKey<T>, value: T) {
-        require(key.schema === state.schema) {
-            "Node '${node.id}' wrote key '${key.name}' of schema '${key.schema.name}', but this graph's schema is '${state.schema.name}'."
+        require(key.schema === snapshot.schema) {
+            "Node '${node.id}' wrote key '${key.name}' of schema '${key.schema.name}', but this graph's schema is '${snapshot.schema.name}'."
         }
+        node.slice?.writeViolation(node.id, key)?.let { throw violated(it) }
+        // Java callers (raw types, unchecked casts) and Kotlin casts can pass any value: check it as inputs are
+        // checked, so that a wrong-typed value or a null in a non-null key fails here and never reaches the state.
+        checkWrite(node.id, key, value)
         if (writeCount == 0) {
             firstKey = key.index
             firstValue = value
@@ -123,11 +164,41 @@ internal class Execution(
     /** The payload of this execution's interrupt, when [status] is INTERRUPTED. */
     var interruptPayload: String? = null
 
-    override fun interrupt(payload: String): String = engine.takeAnswer(index) ?: throw InterruptSignal(payload)
+    override fun interrupt(payload: String): String = engine.takeAnswer(path) ?: throw InterruptSignal(payload)
+
+    /** The interrupts of a child run or of map tasks that ended this execution INTERRUPTED, with their paths. */
+    var nestedInterrupts: List<dev.trellis.runtime.Interrupt>? = null
+
+    override suspend fun runSubgraph(spec: Composite.Subgraph) {
+        engine.runSubgraph(this, this, spec)
+    }
+
+    override suspend fun runMap(spec: Composite.Map) {
+        engine.runMap(this, this, spec)
+    }
+
+    /**
+     * Runs this execution's body (the node's, or a map task's) with [scope] as its receiver, through the node's
+     * interceptors (`docs/semantics.md` §13.1) — a map task's body without them: they wrap the map node's execution.
+     */
+    suspend fun invokeBody(scope: AttemptScope) {
+        runIntercepted(scope, node, body, interceptors)
+    }
 
     // The node's policies are read where needed, not kept in fields: an execution is allocated per step.
     private val retry: Retry get() = node.retry ?: engine.graph.config.defaultRetry
-    private val timeout: kotlin.time.Duration? get() = node.timeout ?: engine.graph.config.defaultNodeTimeout
+    private val timeout: kotlin.time.Duration? get() = if (isMapNode) {
+        null
+    } else {
+        node.timeout
+            ?: engine.graph.config.defaultNodeTimeout
+    }
+
+    /** A map node's own execution: its retry and timeout apply to each task instead (`docs/semantics.md` §11). */
+    private val isMapNode: Boolean get() = task < 0 && node.composite is Composite.Map
+
+    /** The retry policy of a map task, or of this execution. */
+    val taskRetry: Retry get() = retry
 
     /**
      * Runs the execution: one attempt in one frame in the common case, else [runAttempts], until one attempt
@@ -135,7 +206,7 @@ internal class Execution(
      * cancellation is rethrown).
      */
     suspend inline fun run() {
-        if (timeout == null && retry.maxAttempts == 1) runOnce() else runAttempts()
+        if (timeout == null && (isMapNode || retry.maxAttempts == 1)) runOnce() else runAttempts()
     }
 
     private suspend fun runAttempts() {
@@ -150,7 +221,7 @@ internal class Execution(
                     interruptPayload = failure.payload
                     break
                 }
-                if (!retry.shouldRetry(failure, attempt)) {
+                if (failure is SliceViolationException || !retry.shouldRetry(failure, attempt)) {
                     status = Status.FAILED
                     error = failure
                     break
@@ -159,7 +230,7 @@ internal class Execution(
                 engine.emitRetrying(this, failure, wait.toJavaDuration())
                 delay(wait)
                 attempt++
-                state = engine.currentState
+                snapshot = engine.currentState
                 writeCount = 0
             }
             // A body that swallowed the cancellation of its run still ends cancelled, its writes unapplied.
@@ -177,7 +248,9 @@ internal class Execution(
     suspend fun runOnce() {
         durationNanos = engine.nanoTime() // the start time until the end
         try {
-            node.body(this)
+            val interceptors = engine.interceptors
+            if (interceptors == null) body(this) else invokeBody(this)
+            error?.let { throw it } // a slice violation the body caught
             // A body that swallowed the cancellation of its run still ends cancelled, its writes unapplied.
             currentCoroutineContext().ensureActive()
             status = Status.COMPLETED
@@ -185,12 +258,13 @@ internal class Execution(
             status = Status.CANCELLED // when rethrown just below
             e.rethrowIfFatal(currentCoroutineContext())
             writeCount = 0
-            if (e is InterruptSignal) {
+            val violation = error
+            if (violation == null && e is InterruptSignal) {
                 status = Status.INTERRUPTED
                 interruptPayload = e.payload
             } else {
                 status = Status.FAILED
-                error = e
+                error = violation ?: e
             }
         } finally {
             durationNanos = engine.nanoTime() - durationNanos
@@ -201,8 +275,8 @@ internal class Execution(
     private suspend fun attemptOnce(timeout: kotlin.time.Duration?): Throwable? {
         val failure = try {
             if (timeout == null) {
-                node.body(this)
-                null
+                invokeBody(this)
+                error // a slice violation the body caught, else null
             } else {
                 TimedAttempt(this).run(timeout, engine.childContext)
             }
@@ -211,7 +285,7 @@ internal class Execution(
         } ?: return null
         failure.rethrowIfFatal(currentCoroutineContext())
         writeCount = 0
-        return failure
+        return error ?: failure // a slice violation, even one the body caught, is the attempt's failure
     }
 
     /** Drops what the execution no longer needs once merged, so history does not retain states. */

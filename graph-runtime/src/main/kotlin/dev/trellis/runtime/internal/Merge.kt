@@ -28,7 +28,7 @@ internal fun merge(
     readBack: ReadBack?,
 ): Any {
     val count = execution.writeCount
-    val snapshot = execution.state
+    val snapshot = execution.snapshot
     for (i in 0 until count) {
         val k = execution.writeKeyAt(i)
         if (keys[k].reducer == null && current.versionAt(k) != snapshot.versionAt(k)) {

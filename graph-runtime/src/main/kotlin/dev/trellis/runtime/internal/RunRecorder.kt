@@ -59,6 +59,7 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
         counts: IntArray,
         startNanos: Long,
         endNanos: Long,
+        children: Map<String, RunResult> = emptyMap(),
     ): RunResult {
         val kept = history.toTypedArray()
         val countsCopy = counts.copyOf()
@@ -85,7 +86,11 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
             dropped,
             Duration.ofNanos(endNanos - startNanos),
             errors.toList(),
-            interrupts.map { Interrupt(it.node.id, it.interruptPayload ?: "") },
+            interrupts.flatMap {
+                it.nestedInterrupts
+                    ?: listOf(Interrupt(it.node.id, it.interruptPayload ?: "", it.path))
+            },
+            if (children.isEmpty()) emptyMap() else LinkedHashMap(children),
         )
     }
 

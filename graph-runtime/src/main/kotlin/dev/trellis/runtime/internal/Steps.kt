@@ -14,10 +14,10 @@ import java.time.Duration
 
 internal fun Engine.begin(index: Int): Execution {
     val number = position.begin(index)
-    val execution = Execution(this, topology.nodes[index], index, number, currentState)
+    val execution = Execution(this, topology.nodes[index], index, number, currentState, paths[index])
     position.running[index] = execution
     recorder.begun(execution)
-    outbox.post { RunEvent.NodeStarted(runId, now(), execution.node.id, number) }
+    outbox.post { RunEvent.NodeStarted(runId, now(), execution.node.id, number, execution.path) }
     return execution
 }
 
@@ -29,10 +29,21 @@ internal fun Engine.complete(execution: Execution) {
         Status.COMPLETED -> completed(execution)
         Status.FAILED -> failed(execution)
         Status.INTERRUPTED -> interrupted(execution)
-        else -> outbox.post { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number) }
+        else -> outbox.post {
+            RunEvent.NodeCancelled(
+                runId,
+                now(),
+                execution.node.id,
+                execution.number,
+                execution.path,
+            )
+        }
     }
     recorder.nodeStatus[index] = execution.status
     checkpointer?.recordNode(index)
+    if (execution.status != Status.INTERRUPTED && execution.node.composite != null) {
+        checkpointer?.dropChildren(childKey(execution))
+    }
     execution.release()
     // A halted run starts nothing: tokens stay tokens (an interrupted node about to re-run must not take one).
     if (!position.halted) position.promote()
@@ -48,7 +59,7 @@ internal suspend fun Engine.completeStep(execution: Execution) {
 private fun Engine.interrupted(execution: Execution) {
     recorder.interrupts += execution
     position.halted = true
-    outbox.post { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number) }
+    outbox.post { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number, execution.path) }
 }
 
 private fun Engine.completed(execution: Execution) {
@@ -78,8 +89,8 @@ private fun Engine.completed(execution: Execution) {
     for (i in 0 until count) {
         val target = edges.taken[i]
         if (outbox.enabled) {
-            val to = if (target < 0) Graph.END else topology.nodes[target].id
-            outbox.post { RunEvent.EdgeTaken(runId, now(), execution.node.id, to) }
+            val to = if (target < 0) Graph.END else paths[target]
+            outbox.post { RunEvent.EdgeTaken(runId, now(), execution.path, to) }
         }
         // One token per target, however many of this execution's edges lead there.
         if (target >= 0 && !edges.takenBefore(target, i)) position.trigger(target, channels.of(execution.index, target))
@@ -94,6 +105,7 @@ private fun Engine.sendCompleted(execution: Execution) = outbox.post {
         execution.number,
         execution.attempt,
         Duration.ofNanos(execution.durationNanos),
+        execution.path,
     )
 }
 
@@ -108,6 +120,7 @@ private fun Engine.failed(execution: Execution) {
             execution.attempt,
             error,
             Duration.ofNanos(execution.durationNanos),
+            execution.path,
         )
     }
     fail(error)

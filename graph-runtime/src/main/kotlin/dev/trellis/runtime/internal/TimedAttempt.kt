@@ -1,6 +1,10 @@
 package dev.trellis.runtime.internal
 
+import dev.trellis.graph.Composite
+import dev.trellis.graph.CompositeScope
 import dev.trellis.graph.NodeScope
+import dev.trellis.graph.NodeWrites
+import dev.trellis.graph.SliceViolationException
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.runtime.NodeTimeoutException
@@ -36,12 +40,30 @@ import kotlin.time.toJavaDuration
  * Only attempts with a timeout pay for this (a coroutine, a timer, a buffer); an untimed node runs its body in its
  * own execution, with none of it.
  */
-internal class TimedAttempt(private val execution: Execution) : NodeScope {
+internal class TimedAttempt(private val execution: Execution) : AttemptScope, CompositeScope {
+    override suspend fun runSubgraph(spec: Composite.Subgraph) {
+        execution.engine.runSubgraph(execution, this, spec)
+    }
+
+    override suspend fun runMap(spec: Composite.Map) {
+        execution.engine.runMap(execution, this, spec)
+    }
+
     override val runId: String get() = execution.runId
     override val nodeId: String get() = execution.nodeId
     override val executionCount: Int get() = execution.executionCount
     override val attempt: Int = execution.attempt
-    override val state: State = execution.state
+    private val snapshot: State = execution.snapshot
+    override val state: State get() = execution.node.slice?.view(snapshot, nodeId) { violation = it } ?: snapshot
+
+    /** A slice violation of the body (`docs/semantics.md` §12): the attempt's failure even when the body caught it. */
+    @Volatile
+    private var violation: SliceViolationException? = null
+
+    private fun violated(e: SliceViolationException): SliceViolationException {
+        violation = e
+        return e
+    }
 
     private val keys = ArrayList<StateKey<*>>(2)
     private val values = ArrayList<Any?>(2)
@@ -54,7 +76,8 @@ internal class TimedAttempt(private val execution: Execution) : NodeScope {
     private var abandoned = false
 
     override fun <T> get(key: StateKey<T>): T {
-        var value: Any? = state.getOrUnset(key)
+        execution.node.slice?.readViolation(nodeId, key)?.let { throw violated(it) }
+        var value: Any? = snapshot.getOrUnset(key)
         val reducer = key.reducer
         for (i in keys.indices) {
             if (keys[i] != key) continue
@@ -62,15 +85,17 @@ internal class TimedAttempt(private val execution: Execution) : NodeScope {
             value =
                 if (reducer == null || value === State.Unset) values[i] else reducer.reduce(value as T, values[i] as T)
         }
-        if (value === State.Unset) return state[key] // throws with the key's name
+        if (value === State.Unset) return snapshot[key] // throws with the key's name
         @Suppress("UNCHECKED_CAST")
         return value as T
     }
 
     override fun <T> set(key: StateKey<T>, value: T) {
-        require(key.schema === state.schema) {
-            "Node '$nodeId' wrote key '${key.name}' of schema '${key.schema.name}', but this graph's schema is '${state.schema.name}'."
+        require(key.schema === snapshot.schema) {
+            "Node '$nodeId' wrote key '${key.name}' of schema '${key.schema.name}', but this graph's schema is '${snapshot.schema.name}'."
         }
+        execution.node.slice?.writeViolation(nodeId, key)?.let { throw violated(it) }
+        checkWrite(nodeId, key, value)
         keys += key
         values += value
     }
@@ -81,6 +106,13 @@ internal class TimedAttempt(private val execution: Execution) : NodeScope {
         }
         set(key, transform(get(key)))
     }
+
+    override fun clearWrites() {
+        keys.clear()
+        values.clear()
+    }
+
+    override fun copyWrites(): NodeWrites = NodeWrites.wrap(keys.toTypedArray(), values.toTypedArray())
 
     override suspend fun emit(payload: Any) {
         sending.withLock {
@@ -109,7 +141,7 @@ internal class TimedAttempt(private val execution: Execution) : NodeScope {
             // The body's failure is a value: rethrown across `await` it could be replaced by a copy (stack-trace
             // recovery), and a node's error must be its own.
             try {
-                execution.node.body(this@TimedAttempt)
+                execution.invokeBody(this@TimedAttempt)
                 FINISHED
             } catch (e: Throwable) {
                 e
@@ -123,11 +155,14 @@ internal class TimedAttempt(private val execution: Execution) : NodeScope {
         }
         if (outcome == null) {
             body.cancel()
+            // A child run is cancelled and waited for, so that its events end before the node's (§11).
+            if (execution.node.composite != null) withContext(NonCancellable) { body.join() }
             withContext(NonCancellable) {
                 sending.withLock { synchronized(this@TimedAttempt) { abandoned = true } }
             }
             return NodeTimeoutException(nodeId, timeout.toJavaDuration())
         }
+        violation?.let { return it }
         if (outcome !== FINISHED) return outcome as Throwable
         for (i in keys.indices) {
             @Suppress("UNCHECKED_CAST")

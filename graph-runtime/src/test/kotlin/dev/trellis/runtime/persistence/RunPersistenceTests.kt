@@ -27,3 +27,28 @@ class PostgresRunPersistenceTest : RunPersistenceContract() {
 
     override fun cleanUp() = db.close()
 }
+
+/** [CompositionPersistenceContract] on the in-memory store. */
+class InMemoryCompositionPersistenceTest : CompositionPersistenceContract() {
+    private val store = InMemoryCheckpointStore()
+
+    override fun newStore(): CheckpointStore = store
+}
+
+/** [CompositionPersistenceContract] on a temporary SQLite file; every store opens it anew. */
+class SqliteCompositionPersistenceTest : CompositionPersistenceContract() {
+    private val db = SqlDatabase(Backend.SQLITE)
+
+    override fun newStore(): CheckpointStore = db.store()
+
+    override fun cleanUp() = db.close()
+}
+
+/** [CompositionPersistenceContract] on a fresh PostgreSQL schema; every store stands for another process. */
+class PostgresCompositionPersistenceTest : CompositionPersistenceContract() {
+    private val db = SqlDatabase(Backend.POSTGRES)
+
+    override fun newStore(): CheckpointStore = db.store()
+
+    override fun cleanUp() = db.close()
+}

@@ -42,6 +42,22 @@ class SqlDatabase(val backend: Backend) : AutoCloseable {
         return store
     }
 
+    /**
+     * Runs [sql] on the database outside any store, as an operator (or a corruption) would; `{runs}` and
+     * `{checkpoints}` stand for the store's tables.
+     */
+    fun sql(sql: String) {
+        val text = sql
+            .replace("{runs}", if (schema == null) "trellis_runs" else "$schema.trellis_runs")
+            .replace("{checkpoints}", if (schema == null) "trellis_checkpoints" else "$schema.trellis_checkpoints")
+        val connection = if (dir != null) {
+            java.sql.DriverManager.getConnection("jdbc:sqlite:${dir.resolve("runs.db")}")
+        } else {
+            TestPostgres.dataSource.connection
+        }
+        connection.use { c -> c.createStatement().use { it.execute(text) } }
+    }
+
     override fun close() {
         stores.forEach { runCatching { it.close() } }
         if (dir != null) dir.toFile().deleteRecursively()

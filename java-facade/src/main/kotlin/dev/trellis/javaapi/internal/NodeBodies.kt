@@ -1,7 +1,10 @@
 package dev.trellis.javaapi.internal
 
 import dev.trellis.graph.NodeBody
+import dev.trellis.graph.NodeScope
+import dev.trellis.graph.State
 import dev.trellis.javaapi.AsyncNodeAction
+import dev.trellis.javaapi.MapTask
 import dev.trellis.javaapi.NodeAction
 import dev.trellis.javaapi.NodeContext
 import kotlinx.coroutines.CancellationException
@@ -13,17 +16,31 @@ import kotlinx.coroutines.runInterruptible
 import java.util.concurrent.CompletionException
 import java.util.concurrent.CompletionStage
 import java.util.concurrent.Future
+import java.util.function.BiConsumer
 
 /**
  * Adapts a non-blocking [NodeAction] to a node body: the action runs right in the node's coroutine, on whichever
  * worker of the run starts it (no dispatch, no other thread), like a Kotlin node that does not suspend. Its
  * exception, checked ones included, is thrown as it is.
  */
-internal fun inlineBody(action: NodeAction): NodeBody = {
-    val context = NodeContext(this, currentCoroutineContext())
+internal fun inlineBody(action: NodeAction): NodeBody = { runInline(this) { action.run(it) } }
+
+/** Adapts a non-blocking map [task] to a task body, run like [inlineBody]'s action. */
+internal fun <T> inlineTask(task: MapTask<T>): suspend NodeScope.(T) -> Unit = { item ->
+    runInline(this) { task.run(it, item) }
+}
+
+/** Adapts a mapping's output [block] to the Kotlin output block, run like [inlineBody]'s action. */
+internal fun outputBody(block: BiConsumer<NodeContext, State>): suspend NodeScope.(State) -> Unit = { child ->
+    runInline(this) { block.accept(it, child) }
+}
+
+/** Runs [action] with a [NodeContext] of [scope] on this thread, then ends the attempt ([NodeContext.finish]). */
+private suspend inline fun runInline(scope: NodeScope, action: (NodeContext) -> Unit) {
+    val context = NodeContext(scope, currentCoroutineContext())
     context.actionThread = Thread.currentThread()
     val failure = try {
-        action.run(context)
+        action(context)
         null
     } catch (e: Throwable) {
         // rethrown by finish, once the attempt's events are out
@@ -43,10 +60,19 @@ internal fun inlineBody(action: NodeAction): NodeBody = {
  * and the run's error must be the node's own exception.
  */
 internal fun blockingBody(action: NodeAction, dispatcher: CoroutineDispatcher): NodeBody = {
-    val context = NodeContext(this, currentCoroutineContext())
+    runOnExecutor(this, dispatcher) { action.run(it) }
+}
+
+/** Adapts a blocking map [task] to a task body, run on [dispatcher] like [blockingBody]'s action. */
+internal fun <T> blockingTask(task: MapTask<T>, dispatcher: CoroutineDispatcher): suspend NodeScope.(T) -> Unit =
+    { item -> runOnExecutor(this, dispatcher) { task.run(it, item) } }
+
+/** Runs [action] with a [NodeContext] of [scope] on [dispatcher], interruptibly; rethrows its failure here. */
+private suspend fun runOnExecutor(scope: NodeScope, dispatcher: CoroutineDispatcher, action: (NodeContext) -> Unit) {
+    val context = NodeContext(scope, currentCoroutineContext())
     val failure = runInterruptible(dispatcher) {
         try {
-            action.run(context)
+            action(context)
             null
         } catch (e: Throwable) {
             // rethrown below, fatal errors included

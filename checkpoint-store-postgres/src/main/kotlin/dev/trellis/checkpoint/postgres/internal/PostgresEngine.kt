@@ -3,27 +3,47 @@ package dev.trellis.checkpoint.postgres.internal
 import dev.trellis.checkpoint.jdbc.JdbcEngine
 import dev.trellis.checkpoint.jdbc.Migrations
 import dev.trellis.checkpoint.jdbc.inTransaction
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeoutOrNull
+import org.postgresql.PGConnection
 import java.sql.Connection
+import java.sql.SQLException
+import java.time.Duration
 import javax.sql.DataSource
 
 /**
  * Borrows a connection from [dataSource] per transaction. Before the first one, creates or migrates [schema] under a
  * transaction-scoped advisory lock, so that stores starting at the same time on an empty database do not collide.
  * Run rows are locked with `SELECT … FOR UPDATE`.
+ *
+ * Every transaction bounds its waits (`SET LOCAL`, so a pooled connection keeps its own settings): a row lock is
+ * waited for at most [lockTimeout], a statement runs at most [statementTimeout], and a transaction left idle for
+ * [lockTimeout] — its worker frozen (SIGSTOP, a long GC pause) or cut off by the network — is ended by the server,
+ * which frees the row it locked for a takeover. A cancelled caller cancels the running statement
+ * (`PGConnection.cancelQuery`) instead of waiting for it.
  */
 internal class PostgresEngine(
     private val dataSource: DataSource,
     private val schema: String,
     private val dispatcher: CoroutineDispatcher,
+    lockTimeout: Duration,
+    statementTimeout: Duration,
 ) : JdbcEngine {
     override val description: String = "PostgreSQL schema $schema"
     override val runsTable: String = "$schema.trellis_runs"
     override val checkpointsTable: String = "$schema.trellis_checkpoints"
     override val lockRow: String = " FOR UPDATE"
+    override val nowMillisQuery: String = "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT"
+
+    private val lockMillis = millis(lockTimeout, "lockTimeout")
+    private val statementMillis = millis(statementTimeout, "statementTimeout")
 
     private val migrated = Mutex()
 
@@ -62,10 +82,77 @@ internal class PostgresEngine(
         return run(block)
     }
 
-    private suspend fun <T> run(block: (Connection) -> T): T = withContext(dispatcher) {
-        dataSource.connection.use { c ->
-            c.autoCommit = false
-            c.inTransaction(block)
+    /**
+     * Runs [block] in a transaction on [dispatcher]. When the caller is cancelled, the statement running on the
+     * connection is cancelled (again, until the transaction ends: a cancel that arrives between two statements is
+     * lost), so the caller's cancellation — a `withTimeout` around a claim stuck on a locked row — returns at once.
+     */
+    private suspend fun <T> run(block: (Connection) -> T): T = coroutineScope {
+        val borrowed = Borrowed()
+        // The outcome is returned, never thrown, so that a failure after the caller was cancelled (the statement
+        // this cancellation cancelled) does not replace the caller's CancellationException.
+        val work = async(dispatcher) {
+            runCatching {
+                dataSource.connection.use { c ->
+                    borrowed.lend(c)
+                    try {
+                        c.autoCommit = false
+                        c.inTransaction { tx ->
+                            bound(tx)
+                            block(tx)
+                        }
+                    } finally {
+                        borrowed.giveBack()
+                    }
+                }
+            }
+        }
+        try {
+            work.await().getOrThrow()
+        } catch (e: CancellationException) {
+            withContext(NonCancellable) {
+                while (!work.isCompleted) {
+                    borrowed.cancelRunning()
+                    withTimeoutOrNull(CANCEL_RETRY_MILLIS) { work.join() }
+                }
+            }
+            throw e
+        }
+    }
+
+    /**
+     * The connection a transaction holds, and the only way to cancel its statement. A cancel request reaches the
+     * server's backend process asynchronously (by a signal); sent to a connection already back in a pool, it would
+     * cancel whatever statement the next borrower runs there. So sending a cancel and giving the connection back
+     * exclude each other: [giveBack] waits for a cancel being sent, and once the pgjdbc call has returned the signal
+     * is pending at the backend, which drops it if it is idle and otherwise cancels a statement of this transaction.
+     */
+    private class Borrowed {
+        private val lock = Any()
+        private var connection: Connection? = null
+
+        fun lend(c: Connection) = synchronized(lock) { connection = c }
+
+        fun giveBack() = synchronized(lock) { connection = null }
+
+        fun cancelRunning() = synchronized(lock) {
+            try {
+                connection?.unwrap(PGConnection::class.java)?.cancelQuery()
+            } catch (_: SQLException) {
+                // The connection is closing or not PostgreSQL's own; the statement timeout still bounds the wait.
+            }
+        }
+    }
+
+    private fun bound(c: Connection) {
+        c.prepareStatement(
+            "SELECT set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true), " +
+                "set_config('idle_in_transaction_session_timeout', ?, true)",
+        ).use {
+            it.setString(1, lockMillis)
+            it.setString(2, statementMillis)
+            it.setString(3, lockMillis)
+            it.executeQuery().close()
         }
     }
 
@@ -75,5 +162,13 @@ internal class PostgresEngine(
 
     private companion object {
         val SCHEMA_NAME = Regex("[a-z_][a-z0-9_]{0,62}")
+        const val CANCEL_RETRY_MILLIS = 100L
+
+        fun millis(timeout: Duration, name: String): String {
+            require(!timeout.isNegative && timeout.toMillis() in 1..Int.MAX_VALUE) {
+                "$name must be between 1 ms and ${Int.MAX_VALUE} ms, but is $timeout; pass for example Duration.ofSeconds(10)."
+            }
+            return timeout.toMillis().toString()
+        }
     }
 }

@@ -37,8 +37,13 @@ internal class SqliteEngine(
     private var connection: Connection? = null
     private var closed = false
 
-    override suspend fun <T> transaction(block: (Connection) -> T): T = mutex.withLock {
-        withContext(dispatcher) { connection().immediateTransaction(block) }
+    /**
+     * The mutex is taken and given back on [dispatcher], never on the caller's: released on a caller's dispatcher
+     * that is busy (a node blocking a `runBlocking` thread), it would stay held until that dispatcher frees up, and
+     * every other operation on the file — lease renewals of other runs included — would wait for it.
+     */
+    override suspend fun <T> transaction(block: (Connection) -> T): T = withContext(dispatcher) {
+        mutex.withLock { connection().immediateTransaction(block) }
     }
 
     /**

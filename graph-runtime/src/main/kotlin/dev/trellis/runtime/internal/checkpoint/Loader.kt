@@ -2,6 +2,7 @@ package dev.trellis.runtime.internal.checkpoint
 
 import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.UnreadableCheckpointException
 import dev.trellis.graph.Graph
 import dev.trellis.runtime.CheckpointFormatException
 import dev.trellis.runtime.StateMigration
@@ -14,7 +15,7 @@ internal suspend fun loadRecord(
     sequence: Long?,
     migrations: List<StateMigration>,
 ): Pair<CheckpointRecord, Restored> {
-    val target = (if (sequence == null) store.latest(runId) else store.get(runId, sequence))
+    val target = readable(runId) { if (sequence == null) store.latest(runId) else store.get(runId, sequence) }
         ?: throw NoSuchElementException(
             if (sequence == null) {
                 "The store has no checkpoint of run '$runId'; check the run id (store.runs() lists the runs it has)."
@@ -34,9 +35,19 @@ internal suspend fun loadRecord(
         chain.addFirst(PositionCodec.unwrap(graph, record.payload, where))
         if (record.kind == CheckpointRecord.Kind.FULL) break
         val parent = record.parentSequence ?: throw CheckpointFormatException("The $where is a delta without a parent.")
-        record = store.get(runId, parent) ?: throw CheckpointFormatException(
+        record = readable(runId) { store.get(runId, parent) } ?: throw CheckpointFormatException(
             "The $where is a delta whose parent checkpoint $parent is missing (pruned?); the run cannot be restored from it.",
         )
     }
     return target to PositionCodec.restore(graph, chain, migrations, "checkpoint ${target.sequence} of run '$runId'")
+}
+
+/** Reads a record; a stored row that cannot be decoded fails as a [CheckpointFormatException] naming run and sequence. */
+private inline fun readable(runId: String, read: () -> CheckpointRecord?): CheckpointRecord? = try {
+    read()
+} catch (e: UnreadableCheckpointException) {
+    throw CheckpointFormatException(
+        "Checkpoint ${e.sequence} of run '$runId' cannot be loaded: ${e.message}",
+        e,
+    )
 }

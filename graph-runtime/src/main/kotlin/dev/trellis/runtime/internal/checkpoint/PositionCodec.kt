@@ -32,6 +32,8 @@ internal class Restored(
     val data: PositionData,
     val state: State,
     val appData: JsonObject,
+    /** The child runs and map tasks in flight at this position, by key (`research#2`, `summarize#1[3]`). */
+    val children: Map<String, ChildData> = emptyMap(),
 )
 
 internal object PositionCodec {
@@ -51,6 +53,23 @@ internal object PositionCodec {
             .append('}')
             .toString()
     }
+
+    /** The envelope of a record that carries only [children] patches (the run's own position is unchanged). */
+    fun childrenOnly(graph: Graph, runId: String, children: Map<String, ChildData>, createdAt: Instant): String =
+        wrap(
+            PositionData(
+                graphId = graph.id,
+                runId = runId,
+                status = "RUNNING",
+                stateSchema = graph.schema.name,
+                stateVersion = graph.schema.version,
+                version = 0,
+                totalExecutions = 0,
+                children = children,
+                childrenOnly = true,
+            ),
+            createdAt,
+        )
 
     fun encodeValue(key: StateKey<*>, value: Any?): JsonElement = encoding(key, value) { serializer ->
         PersistenceJson.encodeToJsonElement(serializer, value)
@@ -154,14 +173,14 @@ internal object PositionCodec {
         val baseState =
             base.state ?: throw CheckpointFormatException("The $where starts from a delta without its full snapshot.")
         val current = graph.schema.version
-        val written = chain.last().second.stateVersion
+        val written = chain.last { !it.second.childrenOnly }.second.stateVersion
         if (written > current) {
             throw CheckpointFormatException(
                 "The $where was written with state schema version $written of '${base.stateSchema}', newer than " +
                     "this code's version $current; resume it with code that has version $written or newer.",
             )
         }
-        if (written < current && chain.size > 1) {
+        if (written < current && chain.count { !it.second.childrenOnly } > 1) {
             throw CheckpointFormatException(
                 "The $where was written with state schema version $written and ends in a delta; migrations to " +
                     "version $current need a full checkpoint. Resume the run once with the version-$written code " +
@@ -182,7 +201,10 @@ internal object PositionCodec {
         }
         val lastWriters = LinkedHashMap<String, String>()
         val nodes = LinkedHashMap<String, NodeData>()
+        val children = LinkedHashMap<String, ChildData>()
         for ((_, data) in chain) {
+            for ((key, patch) in data.children) children[key] = children[key]?.plus(patch) ?: patch
+            if (data.childrenOnly) continue
             for (write in data.writes) {
                 val key = graph.schema.keyOrNull(write.key)
                     ?: throw CheckpointFormatException(
@@ -199,11 +221,12 @@ internal object PositionCodec {
             lastWriters += data.lastWriters
             nodes += data.nodes
         }
-        val last = chain.last().second
+        val last = chain.last { !it.second.childrenOnly }.second
         requireKnownNodes(graph, last, where, "records", nodes.keys)
         requireKnownNodes(graph, last, where, "has a pending trigger of", last.triggers.map { it.node })
         requireKnownNodes(graph, last, where, "has ready", last.ready)
         requireKnownNodes(graph, last, where, "has a pending interrupt of", last.interrupts.map { it.node })
+        requireValidPosition(last, nodes, where)
         val merged = PositionData(
             graphId = last.graphId,
             runId = last.runId,
@@ -219,7 +242,19 @@ internal object PositionCodec {
             interrupts = last.interrupts,
             errors = last.errors,
         )
-        return Restored(merged, State.fromArrays(graph.schema, values, versions), chain.last().first.appData)
+        // Only the children of executions that run again on resume matter; those of finished ones are history.
+        val live = children.filterKeys { key ->
+            val hash = key.indexOf('#')
+            val node = if (hash > 0) key.substring(0, hash) else return@filterKeys false
+            val number = key.substring(hash + 1).substringBefore('[').toIntOrNull() ?: return@filterKeys false
+            node in merged.ready && (nodes[node]?.count ?: 0) + 1 == number
+        }
+        return Restored(
+            merged,
+            State.fromArrays(graph.schema, values, versions),
+            chain.last().first.appData,
+            live,
+        )
     }
 
     private fun decodeValue(key: StateKey<*>, element: JsonElement, where: String): Any? = try {

@@ -39,7 +39,43 @@ internal class PositionData(
     val totalExecutions: Int,
     val interrupts: List<InterruptData> = emptyList(),
     val errors: List<String> = emptyList(),
+    /**
+     * The child runs and map tasks of composite nodes (`docs/persistence.md`, nested checkpoints), by key
+     * (`research#2`, `summarize#1[3]`): in a full position all of those in flight, in a delta what changed.
+     */
+    val children: Map<String, ChildData> = emptyMap(),
+    /** Whether this record only carries [children]: the position of the run itself is the previous record's. */
+    val childrenOnly: Boolean = false,
 )
+
+/**
+ * What a checkpoint holds of one child run or map task, or a patch of it in a delta ([plus] folds a patch in):
+ * [chain] is the child run's own checkpoints since its last full one (envelopes as JSON text, oldest first);
+ * [items] the list a map node runs over; [done] and [writes] a map task that completed; [error] one that failed
+ * (collected).
+ */
+@Serializable
+internal class ChildData(
+    val chain: List<String> = emptyList(),
+    val reset: Boolean = false,
+    val items: JsonElement? = null,
+    val done: Boolean = false,
+    val writes: List<WriteData> = emptyList(),
+    val error: dev.trellis.graph.TaskError? = null,
+) {
+    /** This entry with [patch] applied: a reset patch replaces it, others extend its chain and set what they set. */
+    operator fun plus(patch: ChildData): ChildData = if (patch.reset) {
+        patch
+    } else {
+        ChildData(
+            chain = chain + patch.chain,
+            items = patch.items ?: items,
+            done = done || patch.done,
+            writes = if (patch.done) patch.writes else writes,
+            error = patch.error ?: error,
+        )
+    }
+}
 
 @Serializable
 internal class WriteData(val key: String, val value: JsonElement)
@@ -55,5 +91,6 @@ internal class NodeData(val count: Int, val status: String)
 @Serializable
 internal class TriggerData(val node: String, val stamp: Long, val from: String? = null, val tokens: Int = 1)
 
+/** A pending interrupt of [node] (of this graph); [path] names it when it is in a child run or map task. */
 @Serializable
-internal class InterruptData(val node: String, val payload: String)
+internal class InterruptData(val node: String, val payload: String, val path: String? = null)

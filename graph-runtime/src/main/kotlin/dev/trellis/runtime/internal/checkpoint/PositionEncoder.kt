@@ -26,6 +26,7 @@ internal object PositionEncoder {
         nodeStatus: Array<Status>,
         interrupts: List<Execution>,
         errors: List<Throwable>,
+        children: Map<String, ChildData> = emptyMap(),
     ): PositionData {
         val topology = graph.topology
         val size = topology.size
@@ -61,8 +62,9 @@ internal object PositionEncoder {
             triggers = triggers(topology, position),
             ready = readyIds(graph, position, rerun),
             totalExecutions = finishedExecutions(position, rerun),
-            interrupts = interrupts.map { InterruptData(it.node.id, it.interruptPayload ?: "") },
+            interrupts = interruptData(interrupts),
             errors = errors.map { it.toString() },
+            children = HashMap(children),
         )
     }
 
@@ -147,13 +149,13 @@ internal object PositionEncoder {
         }
         out.append("],\"totalExecutions\":").append(finishedExecutions(position, rerun))
         out.append(",\"interrupts\":[")
-        for (i in interrupts.indices) {
+        val pending = interruptData(interrupts)
+        for (i in pending.indices) {
             if (i > 0) out.append(',')
-            out.append(
-                "{\"node\":",
-            ).appendJson(
-                interrupts[i].node.id,
-            ).append(",\"payload\":").appendJson(interrupts[i].interruptPayload ?: "").append('}')
+            val interrupt = pending[i]
+            out.append("{\"node\":").appendJson(interrupt.node).append(",\"payload\":").appendJson(interrupt.payload)
+            if (interrupt.path != null) out.append(",\"path\":").appendJson(interrupt.path)
+            out.append('}')
         }
         out.append("],\"errors\":[")
         for (i in errors.indices) {
@@ -161,6 +163,24 @@ internal object PositionEncoder {
             out.appendJson(errors[i].toString())
         }
         return out.append("]}}").toString()
+    }
+
+    /**
+     * The pending interrupts of [interrupts]: one per node that asked, or, for a composite node, one per interrupt
+     * of its child runs and tasks, with its path. (A composite node whose child run was drained has none.)
+     */
+    private fun interruptData(interrupts: List<Execution>): List<InterruptData> {
+        val data = ArrayList<InterruptData>(interrupts.size)
+        for (execution in interrupts) {
+            val nested = execution.nestedInterrupts
+            if (nested == null) {
+                val path = if (execution.path == execution.node.id) null else execution.path
+                data += InterruptData(execution.node.id, execution.interruptPayload ?: "", path)
+            } else {
+                for (leaf in nested) data += InterruptData(execution.node.id, leaf.payload, leaf.path)
+            }
+        }
+        return data
     }
 
     /** The nodes whose execution is running or interrupted: recorded as ready, their execution not counted. */

@@ -1,0 +1,395 @@
+package dev.trellis.fleet
+
+import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.CheckpointStoreException
+import dev.trellis.checkpoint.FencedOutException
+import dev.trellis.checkpoint.RunOwnedException
+import dev.trellis.checkpoint.postgres.PostgresCheckpointStore
+import dev.trellis.fleet.internal.Claim
+import dev.trellis.fleet.internal.Listener
+import dev.trellis.fleet.internal.Queue
+import dev.trellis.fleet.internal.StateJson
+import dev.trellis.fleet.internal.Tables
+import dev.trellis.graph.Graph
+import dev.trellis.runtime.Checkpointing
+import dev.trellis.runtime.GraphRunException
+import dev.trellis.runtime.RunControl
+import dev.trellis.runtime.RunOptions
+import dev.trellis.runtime.RunResult
+import dev.trellis.runtime.StateMigration
+import dev.trellis.runtime.Status
+import dev.trellis.runtime.invoke
+import dev.trellis.runtime.resume
+import dev.trellis.runtime.stateAt
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.cancel
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.withContext
+import java.time.Duration
+import java.util.concurrent.ArrayBlockingQueue
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.Executors
+import java.util.concurrent.ScheduledExecutorService
+import java.util.concurrent.TimeUnit
+import javax.sql.DataSource
+
+/**
+ * A worker process of the fleet: runs the graphs it [registered][register] from the queue in PostgreSQL, with every
+ * step checkpointed in the `PostgresCheckpointStore` of the same schema.
+ *
+ * Once [started][start] it claims runnable runs of its graph versions — new ones, answered ones and orphans whose
+ * worker's lease expired — with `FOR UPDATE SKIP LOCKED`, at most [FleetWorkerOptions.concurrency] at once; it is woken
+ * by `NOTIFY` on every submission and polls as the fallback. A heartbeat on a thread of its own extends the leases
+ * of its runs, so nodes that block threads cannot starve it; a run another worker took over is cancelled here, and
+ * its late checkpoint writes are refused by the store's fencing. [shutdown] stops claiming, drains the running runs
+ * (they checkpoint and go back to the queue for other workers) and waits for them.
+ *
+ * ```kotlin
+ * val worker = FleetWorker(dataSource, FleetWorkerOptions(concurrency = 32))
+ *     .register(research, version = 2)
+ *     .start()
+ * Runtime.getRuntime().addShutdownHook(Thread { worker.shutdown() })
+ * ```
+ *
+ * @param dataSource where connections come from (use a pool of at least `concurrency + 2`); not closed by the worker.
+ */
+public class FleetWorker @JvmOverloads constructor(
+    private val dataSource: DataSource,
+    /** How the worker works. */
+    public val options: FleetWorkerOptions = FleetWorkerOptions(),
+) : AutoCloseable {
+    /** This worker's id. */
+    public val id: String get() = options.workerId
+
+    /** The checkpoint store the worker's runs write, with the worker's lease duration. */
+    public val store: CheckpointStore =
+        PostgresCheckpointStore(dataSource, options.schema, leaseDuration = options.leaseDuration)
+
+    private val tables = Tables(options.schema)
+    private val queue = Queue(dataSource, tables)
+    private val leaseMillis = options.leaseDuration.toMillis()
+    private val observer = options.observer ?: object : FleetObserver {}
+
+    private class Registration(val graph: Graph, val version: Int, val migrations: List<StateMigration>)
+
+    private class Active(val attempt: Int) {
+        lateinit var job: Job
+
+        @Volatile
+        var finishing = false
+    }
+
+    private val registered = LinkedHashMap<String, Registration>()
+    private val runnable = ConcurrentHashMap<String, Registration>()
+    private val active = ConcurrentHashMap<String, Active>()
+    private val control = RunControl()
+    private val scope = CoroutineScope(SupervisorJob() + (options.dispatcher ?: Dispatchers.Default))
+    private val wake = ArrayBlockingQueue<Boolean>(1)
+
+    @Volatile
+    private var claiming = false
+    private var state = State.NEW
+    private var claimThread: Thread? = null
+    private var heartbeat: ScheduledExecutorService? = null
+    private var listener: Listener? = null
+    private var lastPurge = System.nanoTime()
+
+    private enum class State { NEW, STARTED, STOPPED }
+
+    /** How many runs the worker is running now. */
+    public val activeRuns: Int get() = active.size
+
+    /**
+     * Lets this worker run [graph] as version [version] of `graph.id`. Runs of the versions in [migratesFrom] (earlier
+     * versions of the same graph) are claimed too and continue on this graph, their checkpoints read with
+     * [migrations]; without it a run never moves to another version. Call before [start].
+     *
+     * @throws IllegalStateException after [start]; IllegalArgumentException when the version is registered twice.
+     */
+    @JvmOverloads
+    public fun register(
+        graph: Graph,
+        version: Int,
+        migrations: List<StateMigration> = emptyList(),
+        migratesFrom: Set<Int> = emptySet(),
+    ): FleetWorker {
+        synchronized(this) {
+            check(state == State.NEW) { "Register graphs before FleetWorker.start(); worker '$id' already started." }
+            val key = Queue.graphKey(graph.id, version)
+            val registration = Registration(graph, version, migrations)
+            require(registered.put(key, registration) == null) {
+                "Graph '${graph.id}' version $version is already registered with worker '$id'."
+            }
+            runnable[key] = registration
+            for (from in migratesFrom) {
+                require(from != version) { "A version cannot migrate from itself ($version)." }
+                runnable.putIfAbsent(Queue.graphKey(graph.id, from), registration)
+            }
+        }
+        return this
+    }
+
+    /**
+     * Records the registered graph versions in the queue (so that clients may submit to them), then starts claiming.
+     * Returns this worker.
+     */
+    public fun start(): FleetWorker {
+        synchronized(this) {
+            check(state == State.NEW) { "Worker '$id' was already started." }
+            require(registered.isNotEmpty()) { "Worker '$id' has no graph to run; register one before start()." }
+            tables.ensure(dataSource)
+            for ((_, r) in registered) {
+                queue.registerGraph(r.graph.id, r.version, r.graph.schema.name, StateJson.shapes(r.graph.schema))
+            }
+            claiming = true
+            state = State.STARTED
+            if (options.listen) {
+                listener =
+                    Listener(dataSource, tables.workChannel, options.pollInterval.toMillis(), observer::problem) {
+                        if (it == null || runnable.containsKey(it)) wake.offer(true)
+                    }.also { it.start() }
+            }
+            val beat = options.heartbeat.toMillis()
+            heartbeat = Executors.newSingleThreadScheduledExecutor { r ->
+                Thread(r, "trellis-fleet-heartbeat").apply { isDaemon = true }
+            }.also { it.scheduleWithFixedDelay(::beat, beat, beat, TimeUnit.MILLISECONDS) }
+            claimThread = Thread(::claimLoop, "trellis-fleet-claim").apply {
+                isDaemon = true
+                start()
+            }
+        }
+        return this
+    }
+
+    /**
+     * Stops claiming, drains the running runs (each stops starting nodes, lets running ones finish, checkpoints and
+     * goes back to the queue for another worker) and waits up to [timeout] for them; returns whether all ended.
+     * Runs still going after [timeout] are cancelled here; their leases expire and other workers resume them.
+     */
+    @JvmOverloads
+    public fun shutdown(timeout: Duration = Duration.ofSeconds(30)): Boolean {
+        synchronized(this) {
+            if (state != State.STARTED) {
+                state = State.STOPPED
+                return true
+            }
+            state = State.STOPPED
+        }
+        claiming = false
+        wake.offer(true)
+        claimThread?.join()
+        control.drain()
+        val deadline = System.nanoTime() + timeout.toNanos()
+        control.awaitIdle(timeout.toMillis())
+        while (active.isNotEmpty() && System.nanoTime() < deadline) {
+            wake.poll(IDLE_CHECK_MILLIS, TimeUnit.MILLISECONDS) // finishing runs offer to wake
+        }
+        val drained = active.isEmpty()
+        scope.cancel()
+        heartbeat?.shutdownNow()
+        listener?.stop()
+        return drained
+    }
+
+    /** [shutdown] with its default timeout. */
+    override fun close() {
+        shutdown()
+    }
+
+    private fun claimLoop() {
+        val keys = runnable.keys.toTypedArray()
+        val poll = options.pollInterval.toMillis()
+        while (claiming) {
+            val free = options.concurrency - active.size
+            var full = false
+            if (free > 0) {
+                try {
+                    val claims = queue.claim(id, keys, free, leaseMillis)
+                    for (claim in claims) launch(claim)
+                    full = claims.size == free
+                } catch (e: Exception) {
+                    observer.problem(e)
+                }
+            }
+            if (!full) wake.poll(poll, TimeUnit.MILLISECONDS)
+            purgeIfDue()
+        }
+    }
+
+    private fun launch(claim: Claim) {
+        observer.claimed(claim.runId, claim.attempt)
+        val entry = Active(claim.attempt)
+        entry.job = scope.launch(start = CoroutineStart.LAZY) {
+            try {
+                val outcome = execute(claim)
+                if (outcome != null) {
+                    entry.finishing = true
+                    withContext(NonCancellable + Dispatchers.IO) { record(claim, outcome) }
+                }
+            } finally {
+                active.remove(claim.runId, entry)
+                wake.offer(true)
+            }
+        }
+        active[claim.runId] = entry
+        entry.job.start()
+    }
+
+    private class Outcome(
+        val status: FleetStatus,
+        val output: String? = null,
+        val error: String? = null,
+        val interrupts: List<FleetInterrupt> = emptyList(),
+        val retryInMillis: Long = 0,
+    )
+
+    /** Runs or resumes the claimed run; null when the claim was lost (nothing to record). */
+    private suspend fun execute(claim: Claim): Outcome? {
+        val registration = runnable.getValue(claim.graphKey)
+        val graph = registration.graph
+        val checkpointing = Checkpointing(store, owner = id, migrations = registration.migrations)
+        val runOptions = RunOptions(
+            runId = claim.runId,
+            dispatcher = options.dispatcher,
+            checkpointing = checkpointing,
+            control = control,
+        )
+        return try {
+            withContext(FleetRunContext(claim.runId, claim.attempt, id, tables.runs)) {
+                // A first claim has no checkpoint yet (the runtime refuses to start over one that exists): one read less.
+                val latest = if (claim.attempt == 1) null else store.latest(claim.runId)
+                when (latest?.status) {
+                    null -> outcome(graph.invoke(StateJson.decode(graph, claim.input), runOptions))
+                    Status.COMPLETED.name -> Outcome(
+                        FleetStatus.COMPLETED,
+                        output = StateJson.encode(
+                            graph.stateAt(store, claim.runId, migrations = registration.migrations),
+                        ),
+                    )
+                    Status.FAILED.name -> Outcome(
+                        FleetStatus.FAILED,
+                        error = "The run's last checkpoint records that it failed; fork it to run it again.",
+                    )
+                    else -> {
+                        // Answers apply while the run is still where it paused; once it checkpointed past that point
+                        // (an earlier claim resumed it, then died) they were consumed already.
+                        val answers = if (latest.status == Status.INTERRUPTED.name) claim.answers else emptyMap()
+                        outcome(graph.resume(claim.runId, runOptions, answers))
+                    }
+                }
+            }
+        } catch (e: GraphRunException) {
+            outcome(e.result)
+        } catch (e: RunOwnedException) {
+            // The previous owner's store lease has not expired yet: try again once it may have.
+            Outcome(FleetStatus.RUNNING, retryInMillis = leaseMillis / RETRY_FRACTION, error = e.message)
+        } catch (e: CheckpointStoreException) {
+            Outcome(FleetStatus.RUNNING, retryInMillis = leaseMillis / RETRY_FRACTION, error = e.message)
+        } catch (e: CancellationException) {
+            throw e
+        } catch (e: IllegalStateException) {
+            // The run could not be taken up now, typically because a stalled worker's last checkpoint landed between
+            // this worker's read of the position and its claim in the store: try again from the new position.
+            if (claim.attempt < MAX_SETUP_ATTEMPTS) {
+                Outcome(FleetStatus.RUNNING, retryInMillis = leaseMillis / RETRY_FRACTION, error = e.message)
+            } else {
+                Outcome(FleetStatus.FAILED, error = e.message ?: e.toString())
+            }
+        } catch (e: Exception) {
+            Outcome(FleetStatus.FAILED, error = e.message ?: e.toString())
+        }
+    }
+
+    private fun outcome(result: RunResult): Outcome? = when (result.status) {
+        Status.COMPLETED -> Outcome(FleetStatus.COMPLETED, output = StateJson.encode(result.state))
+        Status.INTERRUPTED -> if (result.interrupts.isEmpty()) {
+            Outcome(FleetStatus.QUEUED) // drained: back to the queue for another worker
+        } else {
+            Outcome(FleetStatus.PAUSED, interrupts = result.interrupts.map { FleetInterrupt(it.nodeId, it.payload) })
+        }
+        Status.FAILED -> when {
+            result.errors.any { it is FencedOutException } -> null // taken over: the new owner records the end
+            result.errors.first() is CheckpointStoreException ->
+                Outcome(
+                    FleetStatus.RUNNING,
+                    retryInMillis = leaseMillis / RETRY_FRACTION,
+                    error = result.error?.message,
+                )
+            else -> Outcome(FleetStatus.FAILED, error = result.error?.let { it.message ?: it.toString() })
+        }
+        else -> null
+    }
+
+    private fun record(claim: Claim, outcome: Outcome) {
+        val recorded = try {
+            queue.finish(
+                id,
+                claim.runId,
+                claim.attempt,
+                outcome.status,
+                outcome.output,
+                outcome.error,
+                outcome.interrupts,
+                outcome.retryInMillis,
+            )
+        } catch (e: Exception) {
+            observer.problem(e)
+            return // the lease expires and another worker finds the run's end in its checkpoints
+        }
+        if (recorded) {
+            observer.finished(
+                claim.runId,
+                claim.attempt,
+                outcome.status,
+            )
+        } else {
+            observer.lost(claim.runId, claim.attempt)
+        }
+    }
+
+    private fun beat() {
+        val snapshot = active.entries.filter { !it.value.finishing }.associate { it.key to it.value }
+        if (snapshot.isEmpty()) return
+        val held = try {
+            queue.heartbeat(id, snapshot.keys.toTypedArray(), leaseMillis)
+        } catch (e: Exception) {
+            observer.problem(e)
+            return
+        }
+        for ((runId, entry) in snapshot) {
+            if (held[runId] == entry.attempt || entry.finishing || active[runId] !== entry) continue
+            entry.job.cancel(CancellationException("Worker '$id' lost run '$runId' (claim ${entry.attempt})."))
+            observer.lost(runId, entry.attempt)
+        }
+    }
+
+    private fun purgeIfDue() {
+        val retention = options.retention ?: return
+        if (System.nanoTime() - lastPurge < PURGE_EVERY_NANOS) return
+        lastPurge = System.nanoTime()
+        scope.launch(Dispatchers.IO) {
+            try {
+                FleetClient.purge(queue, store, retention, FleetClient.PURGE_BATCH, Dispatchers.IO)
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: Exception) {
+                observer.problem(e)
+            }
+        }
+    }
+
+    override fun toString(): String = "FleetWorker($id, graphs=${registered.keys})"
+
+    private companion object {
+        const val RETRY_FRACTION = 4L
+        const val MAX_SETUP_ATTEMPTS = 20
+        const val IDLE_CHECK_MILLIS = 50L
+        val PURGE_EVERY_NANOS: Long = TimeUnit.SECONDS.toNanos(60)
+    }
+}

@@ -1,0 +1,323 @@
+package dev.trellis.runtime.internal
+
+import dev.trellis.graph.Composite
+import dev.trellis.graph.Graph
+import dev.trellis.graph.NodeBody
+import dev.trellis.graph.NodeScope
+import dev.trellis.graph.State
+import dev.trellis.graph.StateKey
+import dev.trellis.graph.TaskError
+import dev.trellis.graph.TaskFailure
+import dev.trellis.runtime.ConflictingUpdateException
+import dev.trellis.runtime.Interrupt
+import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.RunOptions
+import dev.trellis.runtime.RunResult
+import dev.trellis.runtime.Status
+import dev.trellis.runtime.internal.checkpoint.ChildData
+import dev.trellis.runtime.internal.checkpoint.PersistenceJson
+import dev.trellis.runtime.internal.checkpoint.PositionCodec
+import dev.trellis.runtime.internal.checkpoint.Restored
+import dev.trellis.runtime.internal.checkpoint.WriteData
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.isActive
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.withContext
+import java.time.Duration
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicReference
+
+/*
+ * Subgraph and map nodes (`docs/semantics.md` §11). To the scheduler they are nodes like any other: their body hands
+ * the runtime's node scope the node's [Composite] spec, and what happens inside one execution is here — child runs
+ * (an [Engine] of the child graph, with a [Nesting] that names its place, sharing the run's event channel and writing
+ * its checkpoints through the parent's [Checkpointer]) and map tasks (an [Execution] per item, run by at most
+ * `maxConcurrency` workers, their writes folded in task order).
+ */
+
+/** Where a child run sits: its events' path [prefix] (`research/`), its checkpoint [key] and the [parent] run. */
+internal class Nesting(val prefix: String, val key: String, val parent: Engine)
+
+/** The key of [execution]'s child runs and tasks in checkpoints: `research#2` (node id, execution number). */
+internal fun childKey(execution: Execution): String = execution.node.id + "#" + execution.number
+
+/** One child run of a subgraph node, its output written through [scope]. */
+internal suspend fun Engine.runSubgraph(execution: Execution, scope: NodeScope, spec: Composite.Subgraph) {
+    val result = runChild(execution, spec.graph, childKey(execution), execution.path) {
+        spec.mapping.inputFor(scope.state)
+    }
+    spec.mapping.applyOutput(scope, result.state)
+}
+
+/**
+ * Runs a child run of [graph] at [path] for [execution] and returns its result when it completed: restored from
+ * the checkpoints under [key] when the run was restored with one in flight, else from [input]. A failed child run
+ * fails the attempt with its first error; an interrupted one ends it INTERRUPTED with the child's interrupts.
+ */
+internal suspend fun Engine.runChild(
+    execution: Execution,
+    graph: Graph,
+    key: String,
+    path: String,
+    input: () -> State,
+): RunResult {
+    val nesting = Nesting("$path/", key, this)
+    val restored = restoredChildren.remove(key)?.let { restoreChild(graph, key, it) }
+    val answers = takeAnswers(nesting.prefix)
+    val child = if (restored != null && restored.data.status != Status.FAILED.name) {
+        Engine(graph, restored.state, childOptions, outbox.events, restored, answers, nesting = nesting, fresh = false)
+    } else {
+        Engine(graph, input(), childOptions, outbox.events, null, answers, nesting = nesting)
+    }
+    val result = child.execute()
+    childResults[path] = result
+    when (result.status) {
+        Status.COMPLETED -> return result
+        Status.INTERRUPTED -> {
+            execution.nestedInterrupts = result.interrupts
+            throw InterruptSignal(result.interrupts.firstOrNull()?.payload ?: "")
+        }
+        else -> throw result.errors.first()
+    }
+}
+
+/** A child run's position from its checkpoints since its last full one, or null when it has none yet. */
+private fun Engine.restoreChild(graph: Graph, key: String, data: ChildData): Restored? {
+    if (data.chain.isEmpty()) return null
+    val where = "child run '$key' in the checkpoints of run '$runId'"
+    val chain = data.chain.map { PositionCodec.unwrap(graph, it, where) }
+    return PositionCodec.restore(graph, chain, options.checkpointing?.migrations ?: emptyList(), where)
+}
+
+/**
+ * The options of this run's child runs: the same run id, time, dispatcher, checkpoints and run-level interceptors (they
+ * wrap the nodes of child runs too, `docs/semantics.md` §13.1); no control of their own.
+ */
+internal fun childOptionsOf(options: RunOptions, runId: String): RunOptions = options.with(runId, null)
+
+/** What a finished map task left: its writes (keys by index, values), or its collected failure. */
+private class TaskWrites(val keys: IntArray, val values: Array<Any?>)
+
+/**
+ * Runs the tasks of a map node's [execution] and writes their writes through [scope] in task order. Tasks already
+ * finished in the checkpoints it was restored from are not run again.
+ */
+internal suspend fun Engine.runMap(execution: Execution, scope: NodeScope, spec: Composite.Map) {
+    val key = childKey(execution)
+    val restored = restoredChildren.remove(key)
+    val items: List<*> = restored?.items?.let { decodeItems(spec.over, it) } ?: scope.state[spec.over]
+    val n = items.size
+    if (n == 0) return
+    val writer = checkpointer
+    if (writer != null && restored?.items == null) {
+        writer.saveChild(key, ChildData(items = PositionCodec.encodeValue(spec.over, items)))
+    }
+    val outcomes = arrayOfNulls<Any>(n) // TaskWrites, Execution (completed), TaskError, or interrupts
+    val pending = IntArray(n)
+    var pendingCount = 0
+    for (i in 0 until n) {
+        val done = restoredChildren["$key[$i]"]
+        when {
+            done?.done == true -> {
+                restoredChildren.remove("$key[$i]")
+                outcomes[i] = decodeWrites(done.writes)
+            }
+            done?.error != null -> {
+                restoredChildren.remove("$key[$i]")
+                outcomes[i] = done.error
+            }
+            else -> pending[pendingCount++] = i
+        }
+    }
+    val failure = AtomicReference<Throwable>()
+    val group = Job(currentCoroutineContext()[Job])
+    // On the node dispatcher: a map the driver runs inline is on the caller's thread, which tasks must not share.
+    val tasks = CoroutineScope(currentCoroutineContext() + group + childContext)
+    val next = AtomicInteger()
+    val workers = minOf(spec.maxConcurrency, pendingCount)
+    repeat(workers) {
+        tasks.launch {
+            while (isActive) {
+                val slot = next.getAndIncrement()
+                if (slot >= pendingCount) break
+                val i = pending[slot]
+                outcomes[i] = runTask(execution, spec, key, i, items[i], writer, group, failure)
+            }
+        }
+    }
+    group.complete()
+    group.join()
+    failure.get()?.let { throw it }
+    // A task whose child run was drained interrupts the map too, with no interrupt of its own.
+    if (outcomes.any { it is Interrupts }) {
+        val interrupts = outcomes.flatMap { (it as? Interrupts)?.list.orEmpty() }
+        execution.nestedInterrupts = interrupts
+        throw InterruptSignal(interrupts.firstOrNull()?.payload ?: "")
+    }
+    foldTaskWrites(execution, scope, spec, outcomes)
+}
+
+/** The interrupts of a task that ended INTERRUPTED (empty when its child run was drained). */
+private class Interrupts(val list: List<Interrupt>)
+
+/**
+ * Runs task [i] of a map: its start and end events, its attempts (the map node's retry and timeout), its checkpoint.
+ * Returns what [runMap] folds: the completed [Execution], a [TaskError] (collected), [Interrupts], or null.
+ */
+private suspend fun Engine.runTask(
+    execution: Execution,
+    spec: Composite.Map,
+    key: String,
+    i: Int,
+    item: Any?,
+    writer: Checkpointer?,
+    group: Job,
+    failure: AtomicReference<Throwable>,
+): Any? {
+    val path = "${execution.path}[$i]"
+    lateinit var task: Execution
+    val body: NodeBody = spec.body?.let { taskBody -> { taskBody(item) } } ?: run {
+        val graph = spec.graph!!
+        val mapping = spec.mapping!!
+        val child: NodeBody = {
+            val result = runChild(task, graph, "$key[$i]", path) { mapping.inputFor(execution.state, item, i) }
+            mapping.applyOutput(this, result.state)
+        }
+        child
+    }
+    task = Execution(this, execution.node, execution.index, execution.number, execution.snapshot, path, i, body)
+    val node = execution.node.id
+    outbox.nodeSend { RunEvent.NodeStarted(runId, now(), node, execution.number, path, i) }
+    try {
+        task.run()
+    } finally {
+        withContext(NonCancellable) { sendTaskEnd(task) }
+    }
+    return when (task.status) {
+        Status.COMPLETED -> {
+            writer?.saveChild("$key[$i]", ChildData(reset = true, done = true, writes = encodeWrites(task)))
+            task
+        }
+        Status.INTERRUPTED -> Interrupts(
+            task.nestedInterrupts ?: listOf(Interrupt(node, task.interruptPayload ?: "", path)),
+        )
+        Status.FAILED -> {
+            val error = task.error!!
+            if (spec.onTaskFailure == TaskFailure.FAIL_FAST) {
+                if (failure.compareAndSet(null, error)) group.cancel()
+                null
+            } else {
+                val collected = TaskError(i, error.javaClass.name, error.message)
+                writer?.saveChild("$key[$i]", ChildData(reset = true, error = collected))
+                collected
+            }
+        }
+        else -> null
+    }
+}
+
+private suspend fun Engine.sendTaskEnd(task: Execution) {
+    val channel = outbox.events ?: return
+    val node = task.node.id
+    val event = when (task.status) {
+        Status.COMPLETED -> RunEvent.NodeCompleted(
+            runId,
+            now(),
+            node,
+            task.number,
+            task.attempt,
+            Duration.ofNanos(task.durationNanos),
+            task.path,
+            task.task,
+        )
+        Status.FAILED -> RunEvent.NodeFailed(
+            runId,
+            now(),
+            node,
+            task.number,
+            task.attempt,
+            task.error!!,
+            Duration.ofNanos(task.durationNanos),
+            task.path,
+            task.task,
+        )
+        else -> RunEvent.NodeCancelled(runId, now(), node, task.number, task.path, task.task)
+    }
+    outbox.deliver(channel, event)
+}
+
+/**
+ * Writes the tasks' writes through [scope] in task order, and the collected failures to the map's errors key. Two
+ * tasks writing one key without a reducer conflict.
+ */
+private fun Engine.foldTaskWrites(execution: Execution, scope: NodeScope, spec: Composite.Map, outcomes: Array<Any?>) {
+    val keys = topology.keys
+    var writers: IntArray? = null
+    val errors = ArrayList<TaskError>(0)
+    for (i in outcomes.indices) {
+        when (val outcome = outcomes[i]) {
+            is Execution -> for (w in 0 until outcome.writeCount) {
+                writers = write(execution, scope, keys, writers, i, outcome.writeKeyAt(w), outcome.writeValueAt(w))
+            }
+            is TaskWrites -> for (w in outcome.keys.indices) {
+                writers = write(execution, scope, keys, writers, i, outcome.keys[w], outcome.values[w])
+            }
+            is TaskError -> errors += outcome
+        }
+    }
+    val errorsKey = spec.errors
+    if (errorsKey != null && errors.isNotEmpty()) scope.set(errorsKey, errors)
+}
+
+private fun write(
+    execution: Execution,
+    scope: NodeScope,
+    keys: Array<StateKey<*>>,
+    writers: IntArray?,
+    task: Int,
+    k: Int,
+    value: Any?,
+): IntArray? {
+    var byKey = writers
+
+    @Suppress("UNCHECKED_CAST")
+    val key = keys[k] as StateKey<Any?>
+    if (key.reducer == null) {
+        if (byKey == null) byKey = IntArray(keys.size) { -1 }
+        val other = byKey[k]
+        if (other >= 0 && other != task) {
+            throw ConflictingUpdateException(key.name, "${execution.path}[$task]", "${execution.path}[$other]")
+        }
+        byKey[k] = task
+    }
+    scope.set(key, value)
+    return byKey
+}
+
+private fun Engine.encodeWrites(task: Execution): List<WriteData> {
+    val keys = topology.keys
+    return List(task.writeCount) {
+        val key = keys[task.writeKeyAt(it)]
+        WriteData(key.name, PositionCodec.encodeValue(key, task.writeValueAt(it)))
+    }
+}
+
+private fun Engine.decodeWrites(writes: List<WriteData>): TaskWrites {
+    val keyIndex = IntArray(writes.size)
+    val values = arrayOfNulls<Any>(writes.size)
+    for ((w, write) in writes.withIndex()) {
+        val key = graph.schema.keyOrNull(write.key) ?: throw dev.trellis.runtime.CheckpointFormatException(
+            "A map task in the checkpoints of run '$runId' writes state key '${write.key}', which schema " +
+                "'${graph.schema.name}' does not declare.",
+        )
+        keyIndex[w] = key.index
+        values[w] = PersistenceJson.decodeFromJsonElement(key.serializer, write.value)
+    }
+    return TaskWrites(keyIndex, values)
+}
+
+private fun decodeItems(over: StateKey<out List<*>>, element: kotlinx.serialization.json.JsonElement): List<*> =
+    PersistenceJson.decodeFromJsonElement(over.serializer, element)
