@@ -39,7 +39,7 @@ public object TestPostgres {
     private fun find(): DataSource {
         val configured = System.getenv(URL_VARIABLE)
         if (!configured.isNullOrBlank()) {
-            val source = pg(configured)
+            val source = pg(configured, USE_TIMEOUT_SECONDS)
             answer(source)?.let {
                 val reason = it.message?.trimEnd('.')
                 throw AssertionError(
@@ -51,8 +51,7 @@ public object TestPostgres {
         }
         val failures = mutableListOf<String>()
         for (url in defaultUrls) {
-            val source = pg(url)
-            val failure = answer(source) ?: return source
+            val failure = answer(pg(url, PROBE_TIMEOUT_SECONDS)) ?: return pg(url, USE_TIMEOUT_SECONDS)
             failures += "$url (${failure.message?.trimEnd('.')})"
         }
         try {
@@ -71,11 +70,19 @@ public object TestPostgres {
         }
     }
 
-    private fun pg(url: String): PGSimpleDataSource = PGSimpleDataSource().apply {
+    /**
+     * A data source for [url] whose connection attempts give up after [timeoutSeconds]. Tests run on loaded machines
+     * (a fresh JVM on two busy cores can take seconds to log in), so a server that is there is waited for generously;
+     * only probing the default URLs, where no server is a normal answer, is quick.
+     */
+    private fun pg(url: String, timeoutSeconds: Int): PGSimpleDataSource = PGSimpleDataSource().apply {
         setURL(url)
-        connectTimeout = 3
-        loginTimeout = 3
+        connectTimeout = timeoutSeconds
+        loginTimeout = timeoutSeconds
     }
+
+    private const val PROBE_TIMEOUT_SECONDS = 3
+    private const val USE_TIMEOUT_SECONDS = 60
 
     private fun answer(source: DataSource): SQLException? = try {
         source.connection.use { c -> c.createStatement().use { it.execute("SELECT 1") } }

@@ -23,11 +23,8 @@ import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.currentCoroutineContext
-import kotlinx.coroutines.isActive
-import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
 import java.time.Duration
-import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 
 /*
@@ -136,18 +133,10 @@ internal suspend fun Engine.runMap(execution: Execution, scope: NodeScope, spec:
     val group = Job(currentCoroutineContext()[Job])
     // On the node dispatcher: a map the driver runs inline is on the caller's thread, which tasks must not share.
     val tasks = CoroutineScope(currentCoroutineContext() + group + childContext)
-    val next = AtomicInteger()
-    val workers = minOf(spec.maxConcurrency, pendingCount)
-    repeat(workers) {
-        tasks.launch {
-            while (isActive) {
-                val slot = next.getAndIncrement()
-                if (slot >= pendingCount) break
-                val i = pending[slot]
-                outcomes[i] = runTask(execution, spec, key, i, items[i], writer, group, failure)
-            }
-        }
-    }
+    TaskWorkers(tasks, pendingCount, minOf(spec.maxConcurrency, pendingCount)) { slot ->
+        val i = pending[slot]
+        outcomes[i] = runTask(execution, spec, key, i, items[i], writer, group, failure)
+    }.start()
     group.complete()
     group.join()
     failure.get()?.let { throw it }
@@ -194,7 +183,7 @@ private suspend fun Engine.runTask(
     try {
         task.run()
     } finally {
-        withContext(NonCancellable) { sendTaskEnd(task) }
+        if (outbox.events != null) withContext(NonCancellable) { sendTaskEnd(task) }
     }
     return when (task.status) {
         Status.COMPLETED -> {
