@@ -18,6 +18,7 @@ import kotlinx.coroutines.ExperimentalCoroutinesApi
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.test.currentTime
 import kotlinx.coroutines.test.runTest
 import org.junit.jupiter.api.Test
 import java.util.concurrent.ConcurrentHashMap
@@ -203,7 +204,7 @@ class CompositionTest {
 
     @Test
     fun `maxConcurrency bounds the running tasks and 1 still runs every task`() = runTest {
-        for (limit in listOf(1, 3)) {
+        for (limit in listOf(1, 3, Int.MAX_VALUE)) {
             val running = AtomicInteger()
             var peak = 0
             val parent = graph("parent", Plan) {
@@ -217,9 +218,12 @@ class CompositionTest {
                 )
             }
             val items = (0 until 7).map { "q$it" }
+            val started = currentTime
             val run = parent.record(stateOf(Plan.questions to items))
             run.result.state[Plan.findings] shouldContainExactly items
-            peak shouldBe limit
+            peak shouldBe minOf(limit, 7)
+            // As many at once as allowed, at once: 7 one-second tasks take ceil(7 / limit) seconds.
+            (currentTime - started) shouldBe (7 + minOf(limit, 7) - 1) / minOf(limit, 7) * 1000L
             run.all<RunEvent.NodeStarted>().filter { it.task >= 0 }.map { it.task } shouldContainExactly
                 (0 until 7).toList()
         }

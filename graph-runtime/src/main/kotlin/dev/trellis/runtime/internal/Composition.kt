@@ -166,20 +166,10 @@ private suspend fun Engine.runTask(
     group: Job,
     failure: AtomicReference<Throwable>,
 ): Any? {
-    val path = "${execution.path}[$i]"
-    lateinit var task: Execution
-    val body: NodeBody = spec.body?.let { taskBody -> { taskBody(item) } } ?: run {
-        val graph = spec.graph!!
-        val mapping = spec.mapping!!
-        val child: NodeBody = {
-            val result = runChild(task, graph, "$key[$i]", path) { mapping.inputFor(execution.state, item, i) }
-            mapping.applyOutput(this, result.state)
-        }
-        child
-    }
-    task = Execution(this, execution.node, execution.index, execution.number, execution.snapshot, path, i, body)
+    val body = spec.body
+    val task = if (body != null) MapTask(execution, i, item, body) else subgraphTask(execution, spec, key, i, item)
     val node = execution.node.id
-    outbox.nodeSend { RunEvent.NodeStarted(runId, now(), node, execution.number, path, i) }
+    outbox.nodeSend { RunEvent.NodeStarted(runId, now(), node, execution.number, task.path, i) }
     try {
         task.run()
     } finally {
@@ -191,7 +181,7 @@ private suspend fun Engine.runTask(
             task
         }
         Status.INTERRUPTED -> Interrupts(
-            task.nestedInterrupts ?: listOf(Interrupt(node, task.interruptPayload ?: "", path)),
+            task.nestedInterrupts ?: listOf(Interrupt(node, task.interruptPayload ?: "", task.path)),
         )
         Status.FAILED -> {
             val error = task.error!!
@@ -206,6 +196,41 @@ private suspend fun Engine.runTask(
         }
         else -> null
     }
+}
+
+/**
+ * A task of a map node whose target is a body: runs it with its [item], through no interceptor (they wrap the map
+ * node's own execution). Its path (`summarize[3]`) is made when first asked for — by events, an interrupt — since a
+ * map of trivial tasks run without events never needs it.
+ */
+private class MapTask(
+    parent: Execution,
+    task: Int,
+    private val item: Any?,
+    private val taskBody: suspend NodeScope.(item: Any?) -> Unit,
+) : Execution(parent.engine, parent.node, parent.index, parent.number, parent.snapshot, parent.path, task) {
+    private var taskPath: String? = null
+
+    override val path: String
+        get() = taskPath ?: (super.path + "[" + task + "]").also { taskPath = it }
+
+    override suspend fun invokeBody(scope: AttemptScope) {
+        taskBody(scope, item)
+    }
+}
+
+/** A task of a map node whose target is a subgraph: a child run at the task's path, mapped in and out. */
+private fun Engine.subgraphTask(execution: Execution, spec: Composite.Map, key: String, i: Int, item: Any?): Execution {
+    val graph = spec.graph!!
+    val mapping = spec.mapping!!
+    val path = "${execution.path}[$i]"
+    lateinit var task: Execution
+    val child: NodeBody = {
+        val result = runChild(task, graph, "$key[$i]", path) { mapping.inputFor(execution.state, item, i) }
+        mapping.applyOutput(this, result.state)
+    }
+    task = Execution(this, execution.node, execution.index, execution.number, execution.snapshot, path, i, child)
+    return task
 }
 
 private suspend fun Engine.sendTaskEnd(task: Execution) {

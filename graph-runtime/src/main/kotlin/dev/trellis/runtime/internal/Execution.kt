@@ -25,7 +25,7 @@ import kotlin.time.toJavaDuration
  * node's body runs with. Written by the node's coroutine while it runs, read by the run's loop after the
  * completion is handed over (the hand-over orders the two).
  */
-internal class Execution(
+internal open class Execution(
     val engine: Engine,
     val node: Node,
     val index: Int,
@@ -33,12 +33,15 @@ internal class Execution(
     /** The state at the start of the current attempt; the body sees it through its node's read slice, [state]. */
     var snapshot: State,
     /** Where the execution is (`docs/semantics.md` §11): the node's path, or a map task's (`summarize[3]`). */
-    @JvmField val path: String,
+    private val nodePath: String,
     /** The map task this execution is, or -1 for a node's own execution. */
     @JvmField val task: Int = -1,
     /** What the execution runs: the node's body, or a map task's. */
     private val body: NodeBody = node.body,
 ) : AttemptScope, CompositeScope {
+    /** Where the execution is (`docs/semantics.md` §11): the node's path, or a map task's (`summarize[3]`). */
+    open val path: String get() = nodePath
+
     override val runId: String get() = engine.runId
     override val nodeId: String get() = node.id
     override val executionCount: Int get() = number
@@ -181,7 +184,7 @@ internal class Execution(
      * Runs this execution's body (the node's, or a map task's) with [scope] as its receiver, through the node's
      * interceptors (`docs/semantics.md` §13.1) — a map task's body without them: they wrap the map node's execution.
      */
-    suspend fun invokeBody(scope: AttemptScope) {
+    open suspend fun invokeBody(scope: AttemptScope) {
         runIntercepted(scope, node, body, interceptors)
     }
 
@@ -248,8 +251,7 @@ internal class Execution(
     suspend fun runOnce() {
         durationNanos = engine.nanoTime() // the start time until the end
         try {
-            val interceptors = engine.interceptors
-            if (interceptors == null) body(this) else invokeBody(this)
+            if (engine.interceptors == null && task < 0) body(this) else invokeBody(this)
             error?.let { throw it } // a slice violation the body caught
             // A body that swallowed the cancellation of its run still ends cancelled, its writes unapplied.
             currentCoroutineContext().ensureActive()
