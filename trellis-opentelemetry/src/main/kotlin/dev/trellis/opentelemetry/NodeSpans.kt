@@ -58,14 +58,14 @@ internal class NodeSpans(
         return builder.startSpan()
     }
 
-    private fun startTask(nodeId: String, path: String, execution: Int, parent: Context): Span {
+    /** A map task's span; its execution number (the map's) is set from the task's start event ([taskStarted]). */
+    private fun startTask(nodeId: String, path: String, parent: Context): Span {
         val builder = tracer.spanBuilder("trellis.task $path")
             .setParent(parent)
             .setSpanKind(SpanKind.INTERNAL)
             .setAttribute(Attr.GRAPH_ID, graph.id)
             .setAttribute(Attr.NODE_ID, nodeId)
             .setAttribute(Attr.PATH, path)
-            .setAttribute(Attr.EXECUTION, execution.toLong())
             .setAttribute(Attr.TASK, path.substringAfterLast('[').removeSuffix("]").toLong())
         runId?.let { builder.setAttribute(Attr.RUN_ID, it) }
         return builder.startSpan()
@@ -76,13 +76,13 @@ internal class NodeSpans(
      * run's own graph; for a node of a child run, the span current there (its subgraph node's), or the span of the
      * map task whose child run it is.
      */
-    private fun parentOf(path: String, execution: Int): Context {
+    private fun parentOf(path: String): Context {
         if (path.indexOf('/') < 0) return parent
         val current = Context.current()
         val owner = path.substringBeforeLast('/')
         if (!owner.endsWith(']')) return current
         val task = tasks.computeIfAbsent(owner) {
-            startTask(owner.substringAfterLast('/').substringBefore('['), owner, execution, current)
+            startTask(owner.substringAfterLast('/').substringBefore('['), owner, current)
         }
         return current.with(task)
     }
@@ -93,7 +93,7 @@ internal class NodeSpans(
         var span = open[key]
         val context: Context
         if (span == null) {
-            val parentContext = parentOf(path, chain.executionCount)
+            val parentContext = parentOf(path)
             span = open.computeIfAbsent(key) {
                 start(chain.runId, chain.nodeId, path, chain.executionCount, parentContext)
             }
@@ -130,8 +130,8 @@ internal class NodeSpans(
     fun taskStarted(event: RunEvent.NodeStarted) {
         tasks.computeIfAbsent(event.path) {
             val map = open[key(event.path.substringBeforeLast('['), event.execution)]
-            startTask(event.nodeId, event.path, event.execution, if (map == null) parent else parent.with(map))
-        }
+            startTask(event.nodeId, event.path, if (map == null) parent else parent.with(map))
+        }.setAttribute(Attr.EXECUTION, event.execution.toLong())
     }
 
     fun retrying(event: RunEvent.NodeRetrying) {
