@@ -78,6 +78,7 @@ class CompositionTracingTest {
         result.status shouldBe Status.COMPLETED
         val spans = otel.spans
         spans.map { it.traceId }.toSet().size shouldBe 1
+
         fun span(name: String): SpanData = spans.single { it.name == name }
         val run = span("trellis.run outer")
         run.parentSpanId shouldBe io.opentelemetry.api.trace.SpanId.getInvalid()
