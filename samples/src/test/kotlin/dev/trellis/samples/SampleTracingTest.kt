@@ -31,7 +31,7 @@ class SampleTracingTest {
     private val nodeId = AttributeKey.stringKey("trellis.node.id")
 
     @Test
-    fun `the research sample is one trace: the run span, a span per node execution under it`() = runTest {
+    fun `the research sample is one trace, the run span with a span per node execution under it`() = runTest {
         val outcome = ResearchSample.run(context(TrellisTelemetry(sdk))) {}
         outcome.result.status shouldBe Status.COMPLETED
         val spans = exporter.finishedSpanItems
@@ -67,7 +67,7 @@ class SampleTracingTest {
     }
 
     @Test
-    fun `OTEL variables configure the SDK: OTEL_TRACES_EXPORTER=logging prints the run's spans, one trace`() {
+    fun `OTEL variables configure the SDK, OTEL_TRACES_EXPORTER=logging prints one trace per run`() {
         val records = ArrayList<LogRecord>()
         val handler = object : Handler() {
             override fun publish(record: LogRecord) {
