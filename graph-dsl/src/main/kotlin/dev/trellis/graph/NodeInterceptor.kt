@@ -48,6 +48,14 @@ public interface NodeChain {
     /** How many times this node has started in this run, this execution included. */
     public val executionCount: Int
 
+    /**
+     * Where the execution is in the run, as the `path` of its events (`docs/semantics.md` §11): the node's id for a
+     * node of the run's own graph, `research/web` for node `web` of the child run of subgraph node `research`,
+     * `research[3]/web` in the child run of map task 3. Lets a run-level interceptor tell the nodes of child runs
+     * apart.
+     */
+    public val path: String get() = nodeId
+
     /** The node's input: the state at the start of this attempt. */
     public val state: State
 

@@ -61,10 +61,22 @@ public class RunOptions(
     }
 
     /**
-     * These options with [runId] and [control] replaced: the one place a run's options are copied (a resumed run,
-     * a child run), so that no copy forgets a setting.
+     * These options with [interceptors] in place of this [RunOptions.interceptors], every other setting kept: how a
+     * library adds its interceptor to the options it is given,
+     * `options.withInterceptors(listOf(mine) + options.interceptors)`.
      */
-    internal fun with(runId: String?, control: RunControl?): RunOptions = RunOptions(
+    public fun withInterceptors(interceptors: List<NodeInterceptor>): RunOptions =
+        with(runId, control, interceptors.toList())
+
+    /**
+     * These options with [runId], [control] (and [interceptors]) replaced: the one place a run's options are copied
+     * (a resumed run, a child run, [withInterceptors]), so that no copy forgets a setting.
+     */
+    internal fun with(
+        runId: String?,
+        control: RunControl?,
+        interceptors: List<NodeInterceptor> = this.interceptors,
+    ): RunOptions = RunOptions(
         runId,
         dispatcher,
         clock,

@@ -48,8 +48,22 @@ internal class SamplesCommand : CliktCommand(name = "trellis-samples") {
         }
         val chosen = Samples.named(sample)!!
         val start = TimeSource.Monotonic.markNow()
-        val context = SampleContext(ask = if (interactive) askOnStdin(terminal, json) else null)
+        val otel = SampleTelemetry.fromEnvironment()
+        val context = SampleContext(
+            ask = if (interactive) askOnStdin(terminal, json) else null,
+            telemetry = otel?.telemetry,
+        )
         val pages = timeline?.let { TimelinePages(it) }
+        otel.use { runSample(terminal, chosen, context, pages, start) }
+    }
+
+    private fun runSample(
+        terminal: Terminal,
+        chosen: Sample,
+        context: SampleContext,
+        pages: TimelinePages?,
+        start: TimeSource.Monotonic.ValueTimeMark,
+    ) {
         runBlocking {
             if (json) {
                 val outcome = chosen.run(context) { event ->

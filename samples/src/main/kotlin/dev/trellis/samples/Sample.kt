@@ -2,6 +2,7 @@ package dev.trellis.samples
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.opentelemetry.TrellisTelemetry
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.Interrupt
 import dev.trellis.runtime.RunEvent
@@ -25,12 +26,14 @@ internal interface Sample {
 
 /**
  * Where samples run their graphs: real time in the CLI, virtual time in tests. [ask] answers an interrupt (the CLI's
- * `--interactive` asks on stdin); null when nobody can answer, and samples then run without interrupting.
+ * `--interactive` asks on stdin); null when nobody can answer, and samples then run without interrupting. With
+ * [telemetry], the runs started by [runAndCollect] are traced (the CLI's `OTEL_*` variables, [SampleTelemetry]).
  */
 internal class SampleContext(
     private val dispatcher: CoroutineDispatcher? = null,
     private val timeSource: TimeSource = TimeSource.Monotonic,
     val ask: (suspend (Interrupt) -> String)? = null,
+    val telemetry: TrellisTelemetry? = null,
 ) {
     fun options(
         runId: String? = null,
@@ -60,7 +63,9 @@ internal suspend fun runAndCollect(
 ): RunResult {
     var result: RunResult? = null
     context.running(graph)
-    graph.events(input, context.options(runId)).collect { event ->
+    val options = context.options(runId)
+    val events = context.telemetry?.events(graph, input, options) ?: graph.events(input, options)
+    events.collect { event ->
         onEvent(event)
         when (event) {
             is RunEvent.RunCompleted -> result = event.result

@@ -1,7 +1,6 @@
 package dev.trellis.opentelemetry
 
 import dev.trellis.graph.Graph
-import dev.trellis.graph.Node
 import dev.trellis.graph.NodeChain
 import dev.trellis.graph.NodeInterceptor
 import dev.trellis.graph.NodeWrites
@@ -23,45 +22,88 @@ import java.util.concurrent.ConcurrentHashMap
  * starts with the execution's first attempt, in the node's coroutine ([intercept]), and is current while each
  * attempt runs — on whatever thread: the OpenTelemetry context travels in the coroutine context, so a Java blocking
  * node sees it on its executor's thread too. It ends when the run's events report the execution's end ([ended]),
- * after its retries and custom events were added to it. Nodes of child runs (subgraph and map nodes) get no span of
- * their own: they run inside their subgraph or map node's span, which spans created in them have as parent.
+ * after its retries and custom events were added to it.
+ *
+ * Executions are told apart by their path (`docs/semantics.md` §11). Run-level interceptors also wrap the nodes of
+ * child runs, so a node of a subgraph node's child run gets a span whose parent is the subgraph node's span (the
+ * span current in its coroutine). A map's tasks are not intercepted: their spans come from their events, children of
+ * the map node's span; the nodes of a task's child run are children of the task's span.
  */
 internal class NodeSpans(
     private val tracer: Tracer,
     private val graph: Graph,
     private val parent: Context,
 ) : NodeInterceptor {
-    /** The nodes of the run's own graph, by identity: run-level interceptors also wrap the nodes of child runs. */
-    private val own: Set<Node> = java.util.Collections.newSetFromMap(java.util.IdentityHashMap<Node, Boolean>()).also {
-        it.addAll(graph.nodes)
-    }
-
     @Volatile
     var runId: String? = null
 
+    /** Node executions' spans by path and execution number. */
     private val open = ConcurrentHashMap<String, Span>()
+
+    /** Map tasks' spans by path (`summarize[3]`). */
+    private val tasks = ConcurrentHashMap<String, Span>()
     private val interrupted = ConcurrentHashMap.newKeySet<String>()
 
-    private fun key(nodeId: String, execution: Int) = "$nodeId#$execution"
+    private fun key(path: String, execution: Int) = "$path#$execution"
 
-    private fun start(runId: String?, nodeId: String, execution: Int): Span {
-        val builder = tracer.spanBuilder("trellis.node $nodeId")
+    private fun start(runId: String?, nodeId: String, path: String, execution: Int, parent: Context): Span {
+        val builder = tracer.spanBuilder("trellis.node $path")
             .setParent(parent)
             .setSpanKind(SpanKind.INTERNAL)
             .setAttribute(Attr.GRAPH_ID, graph.id)
             .setAttribute(Attr.NODE_ID, nodeId)
             .setAttribute(Attr.EXECUTION, execution.toLong())
+        if (path != nodeId) builder.setAttribute(Attr.PATH, path)
         if (runId != null) builder.setAttribute(Attr.RUN_ID, runId)
         return builder.startSpan()
     }
 
+    /** A map task's span; its execution number (the map's) is set from the task's start event ([taskStarted]). */
+    private fun startTask(nodeId: String, path: String, parent: Context): Span {
+        val builder = tracer.spanBuilder("trellis.task $path")
+            .setParent(parent)
+            .setSpanKind(SpanKind.INTERNAL)
+            .setAttribute(Attr.GRAPH_ID, graph.id)
+            .setAttribute(Attr.NODE_ID, nodeId)
+            .setAttribute(Attr.PATH, path)
+            .setAttribute(Attr.TASK, path.substringAfterLast('[').removeSuffix("]").toLong())
+        runId?.let { builder.setAttribute(Attr.RUN_ID, it) }
+        return builder.startSpan()
+    }
+
+    /**
+     * The parent of the span of the execution at [path], from its node's coroutine: the run's span for a node of the
+     * run's own graph; for a node of a child run, the span current there (its subgraph node's), or the span of the
+     * map task whose child run it is.
+     */
+    private fun parentOf(path: String): Context {
+        if (path.indexOf('/') < 0) return parent
+        val current = Context.current()
+        val owner = path.substringBeforeLast('/')
+        if (!owner.endsWith(']')) return current
+        val task = tasks.computeIfAbsent(owner) {
+            startTask(owner.substringAfterLast('/').substringBefore('['), owner, current)
+        }
+        return current.with(task)
+    }
+
     override suspend fun intercept(chain: NodeChain): NodeWrites {
-        if (chain.node !in own) return chain.proceed()
-        val key = key(chain.nodeId, chain.executionCount)
-        val span = open.computeIfAbsent(key) { start(chain.runId, chain.nodeId, chain.executionCount) }
+        val path = chain.path
+        val key = key(path, chain.executionCount)
+        var span = open[key]
+        val context: Context
+        if (span == null) {
+            val parentContext = parentOf(path)
+            span = open.computeIfAbsent(key) {
+                start(chain.runId, chain.nodeId, path, chain.executionCount, parentContext)
+            }
+            context = parentContext.with(span)
+        } else {
+            context = Context.current().with(span)
+        }
         span.setAttribute(Attr.ATTEMPT, chain.attempt.toLong())
         try {
-            return withContext(parent.with(span).asContextElement()) { chain.proceed() }
+            return withContext(context.asContextElement()) { chain.proceed() }
         } catch (e: Throwable) {
             when {
                 e.javaClass.name == INTERRUPT_SIGNAL -> {
@@ -80,8 +122,23 @@ internal class NodeSpans(
         }
     }
 
+    /** The span of the execution or map task [event] is about, if open. */
+    private fun spanOf(event: RunEvent.NodeEvent): Span? =
+        if (event.task >= 0) tasks[event.path] else open[key(event.path, event.execution)]
+
+    /** A map task started: its span, a child of its map node's span (unless a node of its child run made it). */
+    fun taskStarted(event: RunEvent.NodeStarted) {
+        tasks.computeIfAbsent(event.path) {
+            val map = open[key(event.path.substringBeforeLast('['), event.execution)]
+            startTask(event.nodeId, event.path, if (map == null) parent else parent.with(map))
+        }.setAttribute(Attr.EXECUTION, event.execution.toLong())
+    }
+
     fun retrying(event: RunEvent.NodeRetrying) {
-        open[key(event.nodeId, event.execution)]?.addEvent(
+        val span = spanOf(event) ?: return
+        // A node's failed attempts are recorded by intercept; a map task's are known from its events only.
+        if (event.task >= 0) span.recordException(event.error, Attributes.of(Attr.ATTEMPT, event.attempt.toLong()))
+        span.addEvent(
             "trellis.retry",
             Attributes.of(Attr.ATTEMPT, event.attempt.toLong(), Attr.DELAY_MS, event.delay.toMillis()),
         )
@@ -89,27 +146,41 @@ internal class NodeSpans(
 
     fun custom(event: RunEvent.Custom) {
         val payload = event.payload as? SpanEventPayload ?: return
-        open[key(event.nodeId, event.execution)]?.addEvent(payload.spanEventName(), payload.spanEventAttributes())
+        spanOf(event)?.addEvent(payload.spanEventName(), payload.spanEventAttributes())
     }
 
     /** The status of an execution reported cancelled: INTERRUPTED when its node asked for input. */
     fun cancelledStatus(event: RunEvent.NodeEvent): Status =
-        if (interrupted.remove(key(event.nodeId, event.execution))) Status.INTERRUPTED else Status.CANCELLED
+        if (interrupted.remove(key(event.path, event.execution))) Status.INTERRUPTED else Status.CANCELLED
 
     fun ended(event: RunEvent.NodeEvent, status: Status, attempts: Int, error: Throwable?) {
-        val span = open.remove(key(event.nodeId, event.execution)) ?: start(runId, event.nodeId, event.execution)
+        val span = if (event.task >= 0) {
+            tasks.remove(event.path)
+        } else {
+            // An execution cancelled before its first attempt gets a span in the run's own graph only.
+            open.remove(key(event.path, event.execution)) ?: if (event.path != event.nodeId) {
+                null
+            } else {
+                start(runId, event.nodeId, event.path, event.execution, parent)
+            }
+        } ?: return
         span.setAttribute(Attr.STATUS, status.name)
         if (attempts > 0) span.setAttribute(Attr.ATTEMPT, attempts.toLong())
-        if (error != null) span.setStatus(StatusCode.ERROR, error.toString())
+        if (error != null) {
+            if (event.task >= 0) span.recordException(error)
+            span.setStatus(StatusCode.ERROR, error.toString())
+        }
         span.end()
     }
 
-    /** Ends the spans of executions whose end was never reported (the run was cancelled). */
+    /** Ends the spans of executions and tasks whose end was never reported (the run was cancelled). */
     fun endOpen(status: Status) {
-        for (key in open.keys.toList()) {
-            open.remove(key)?.apply {
-                setAttribute(Attr.STATUS, status.name)
-                end()
+        for (spans in listOf(tasks, open)) {
+            for (key in spans.keys.toList()) {
+                spans.remove(key)?.apply {
+                    setAttribute(Attr.STATUS, status.name)
+                    end()
+                }
             }
         }
     }

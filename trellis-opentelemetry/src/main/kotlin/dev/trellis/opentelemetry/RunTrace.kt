@@ -41,8 +41,6 @@ internal class RunTrace(
     private var ended = false
 
     fun observe(event: RunEvent) {
-        // The events of child runs' nodes and map tasks have no span of their own (see NodeSpans).
-        if (event is RunEvent.NodeEvent && event.path != event.nodeId) return
         when (event) {
             is RunEvent.RunStarted -> {
                 runId = event.runId
@@ -50,10 +48,10 @@ internal class RunTrace(
                 span.setAttribute(Attr.RUN_ID, event.runId)
                 telemetry.metrics.runStarted(graph.id)
             }
-            is RunEvent.NodeStarted -> Unit
+            is RunEvent.NodeStarted -> if (event.task >= 0) nodes.taskStarted(event)
             is RunEvent.NodeRetrying -> {
                 nodes.retrying(event)
-                telemetry.metrics.retried(graph.id, event.nodeId)
+                if (event.path == event.nodeId) telemetry.metrics.retried(graph.id, event.nodeId)
             }
             is RunEvent.Custom -> nodes.custom(event)
             is RunEvent.NodeCompleted -> nodeEnded(
@@ -83,7 +81,8 @@ internal class RunTrace(
     private fun nodeEnded(event: RunEvent.NodeEvent, known: Status?, attempts: Int, error: Throwable?, nanos: Long) {
         val status = known ?: nodes.cancelledStatus(event)
         nodes.ended(event, status, attempts, error)
-        telemetry.metrics.nodeEnded(graph.id, event.nodeId, status, nanos)
+        // Metrics count the executions of the run's own nodes (child runs' nodes and map tasks only have spans).
+        if (event.path == event.nodeId) telemetry.metrics.nodeEnded(graph.id, event.nodeId, status, nanos)
     }
 
     private fun finish(event: RunEvent.Terminal) {
@@ -127,6 +126,8 @@ internal object Attr {
     val RUN_ID: AttributeKey<String> = AttributeKey.stringKey("trellis.run.id")
     val NODE_ID: AttributeKey<String> = AttributeKey.stringKey("trellis.node.id")
     val EXECUTION: AttributeKey<Long> = AttributeKey.longKey("trellis.node.execution")
+    val PATH: AttributeKey<String> = AttributeKey.stringKey("trellis.node.path")
+    val TASK: AttributeKey<Long> = AttributeKey.longKey("trellis.map.task")
     val ATTEMPT: AttributeKey<Long> = AttributeKey.longKey("trellis.node.attempt")
     val STATUS: AttributeKey<String> = AttributeKey.stringKey("trellis.status")
     val CHECKPOINT_SEQUENCE: AttributeKey<Long> = AttributeKey.longKey("trellis.checkpoint.sequence")

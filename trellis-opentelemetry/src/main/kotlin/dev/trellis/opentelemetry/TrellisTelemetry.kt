@@ -15,10 +15,16 @@ import io.opentelemetry.api.OpenTelemetry
 import io.opentelemetry.api.trace.SpanContext
 import io.opentelemetry.context.Context
 import io.opentelemetry.extension.kotlin.asContextElement
+import kotlinx.coroutines.CoroutineExceptionHandler
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.flow.flowOn
+import kotlinx.coroutines.future.future
 import kotlinx.coroutines.runBlocking
+import java.util.concurrent.CompletableFuture
 
 /**
  * Traces and meters Trellis runs with OpenTelemetry (`docs/observability.md`): a span per run, a span per node
@@ -26,10 +32,10 @@ import kotlinx.coroutines.runBlocking
  * creates in a node are its children), span events for retries, interrupts, checkpoints and custom payloads that
  * are [SpanEventPayload]s, and run, node and checkpoint metrics.
  *
- * A run is traced when it is started through this object ([invoke], [events], [resume], [invokeBlocking]); its
- * span is a child of the caller's current context (`Context.current()`; in Kotlin, a coroutine context holding
- * `context.asContextElement()`). Checkpoint metrics and the link of a resumed run to the trace of the run it
- * resumes need the store wrapped with [instrument]. Runs started otherwise pay nothing.
+ * A run is traced when it is started through this object ([invoke], [events], [resume], [invokeBlocking],
+ * [invokeAsync]); its span is a child of the caller's current context (`Context.current()`; in Kotlin, a coroutine
+ * context holding `context.asContextElement()`). Checkpoint metrics and the link of a resumed run to the trace of
+ * the run it resumes need the store wrapped with [instrument]. Runs started otherwise pay nothing.
  *
  * ```kotlin
  * val telemetry = TrellisTelemetry(GlobalOpenTelemetry.get())
@@ -40,6 +46,9 @@ import kotlinx.coroutines.runBlocking
 public class TrellisTelemetry(openTelemetry: OpenTelemetry) {
     internal val tracer = openTelemetry.getTracer(INSTRUMENTATION, INSTRUMENTATION_VERSION)
     internal val metrics = TrellisMetrics(openTelemetry.getMeter(INSTRUMENTATION))
+
+    // Failures reach the caller through the futures of invokeAsync; nothing is left for a global handler to print.
+    private val scope = CoroutineScope(SupervisorJob() + Dispatchers.Default + CoroutineExceptionHandler { _, _ -> })
 
     /**
      * Runs [graph] like `Graph.invoke`, traced: returns the result once the run ends.
@@ -67,6 +76,21 @@ public class TrellisTelemetry(openTelemetry: OpenTelemetry) {
     ): RunResult {
         val caller = Context.current()
         return runBlocking(caller.asContextElement()) { invoke(graph, input, options) }
+    }
+
+    /**
+     * Like [invoke], for Java callers that do not block: starts the run and returns its result as a future. The
+     * run's span is a child of `Context.current()` of the calling thread, taken at the call. Cancelling the future
+     * cancels the run; a failed run completes it exceptionally with `GraphRunException`.
+     */
+    @JvmOverloads
+    public fun invokeAsync(
+        graph: Graph,
+        input: State = graph.schema.initialState(),
+        options: RunOptions = RunOptions.DEFAULT,
+    ): CompletableFuture<RunResult> {
+        val caller = Context.current()
+        return scope.future(caller.asContextElement()) { invoke(graph, input, options) }
     }
 
     /** Like `Graph.events`, traced: a cold flow of the events of a run of [graph]; each collection is a traced run. */
@@ -133,17 +157,7 @@ public class TrellisTelemetry(openTelemetry: OpenTelemetry) {
     }
 
     /** These options with [spans] as the outermost run-level interceptor. */
-    private fun RunOptions.with(spans: NodeInterceptor): RunOptions = RunOptions(
-        runId,
-        dispatcher,
-        clock,
-        timeSource,
-        random,
-        executionHistoryLimit,
-        checkpointing,
-        control,
-        listOf(spans) + interceptors,
-    )
+    private fun RunOptions.with(spans: NodeInterceptor): RunOptions = withInterceptors(listOf(spans) + interceptors)
 
     private fun checkResult(result: RunResult): RunResult {
         if (result.status == Status.FAILED) throw GraphRunException(result)

@@ -24,6 +24,9 @@ internal interface AttemptScope : NodeScope {
 
     /** The writes buffered so far, in order, as an immutable copy. */
     fun copyWrites(): NodeWrites
+
+    /** The execution's path in the run (`docs/semantics.md` §11). */
+    val executionPath: String
 }
 
 /**
@@ -82,6 +85,7 @@ private class Link(
     override val runId: String get() = scope.runId
     override val attempt: Int get() = scope.attempt
     override val executionCount: Int get() = scope.executionCount
+    override val path: String get() = scope.executionPath
     override val state: State get() = scope.state
 
     override suspend fun proceed(): NodeWrites {

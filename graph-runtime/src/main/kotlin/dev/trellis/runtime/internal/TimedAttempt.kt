@@ -52,6 +52,7 @@ internal class TimedAttempt(private val execution: Execution) : AttemptScope, Co
     override val runId: String get() = execution.runId
     override val nodeId: String get() = execution.nodeId
     override val executionCount: Int get() = execution.executionCount
+    override val executionPath: String get() = execution.path
     override val attempt: Int = execution.attempt
     private val snapshot: State = execution.snapshot
     override val state: State get() = execution.node.slice?.view(snapshot, nodeId) { violation = it } ?: snapshot
