@@ -194,8 +194,10 @@ class NodeCacheTest {
         val failing = graph("failing", S) {
             start(node("search", cache = byQuery) { throw IOException("down") })
         }
-        failing.invoke(stateOf(S.query to "q"), RunOptions(cache = cache)).status shouldBe Status.FAILED
-        failing.invoke(stateOf(S.query to "q"), RunOptions(cache = cache)).status shouldBe Status.FAILED
+        repeat(2) {
+            shouldThrow<GraphRunException> { failing.invoke(stateOf(S.query to "q"), RunOptions(cache = cache)) }
+                .cause.shouldBeInstanceOf<IOException>()
+        }
         cache.stores shouldBe 1
     }
 
@@ -210,7 +212,8 @@ class NodeCacheTest {
                 },
             )
         }
-        g.invoke(stateOf(S.query to "q"), RunOptions(cache = cache)).status shouldBe Status.FAILED
+        shouldThrow<GraphRunException> { g.invoke(stateOf(S.query to "q"), RunOptions(cache = cache)) }
+            .cause.shouldBeInstanceOf<NodeTimeoutException>()
         cache.stores shouldBe 0
     }
 
@@ -226,9 +229,8 @@ class NodeCacheTest {
                 ) { set(S.answer, "x") },
             )
         }
-        val result = g.invoke(stateOf(S.query to "q"), RunOptions(cache = cache))
-        result.status shouldBe Status.FAILED
-        result.error.shouldBeInstanceOf<SliceViolationException>()
+        shouldThrow<GraphRunException> { g.invoke(stateOf(S.query to "q"), RunOptions(cache = cache)) }
+            .cause.shouldBeInstanceOf<SliceViolationException>()
         cache.stores shouldBe 0
     }
 
@@ -279,7 +281,7 @@ class NodeCacheTest {
         val events = searchGraph(calls).events("q", RunOptions(cache = cache))
         calls shouldBe listOf("q")
         events.filterIsInstance<RunEvent.NodeCacheStored>().single()
-        cache.get(key, Instant.now())!! shouldContain "answer to q"
+        cache.get(key, Instant.EPOCH)!! shouldContain "answer to q"
     }
 
     /** Writes its value as text and refuses to read it back. */
@@ -302,9 +304,9 @@ class NodeCacheTest {
         val g = graph("bad", Bad) {
             start(node("write", cache = CachePolicy(key = { it[Bad.q] })) { set(Bad.oneWay, "x") })
         }
-        val result = g.invoke(Bad.initialState(), RunOptions(cache = cache))
-        result.status shouldBe Status.FAILED
-        val message = result.error!!.message!!
+        val error = shouldThrow<GraphRunException> { g.invoke(Bad.initialState(), RunOptions(cache = cache)) }.cause
+        error.shouldBeInstanceOf<IllegalStateException>()
+        val message = error.message!!
         message shouldContain "Node 'write'"
         message shouldContain "state key 'oneWay'"
         message shouldContain "remove the node's cache policy"

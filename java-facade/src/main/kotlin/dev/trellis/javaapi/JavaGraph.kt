@@ -267,7 +267,6 @@ public object JavaGraph {
                     options.timeoutOrNull?.toKotlinDuration(),
                     options.retryOrNull?.toRetry(),
                     options.descriptionOrNull,
-                    options.cacheOrNull,
                 ) { declared.applyTo(this) }
             }
         }
@@ -373,6 +372,7 @@ public object JavaGraph {
                 options.timeoutOrNull?.toKotlinDuration(),
                 options.retryOrNull?.toRetry(),
                 options.descriptionOrNull,
+                null,
                 task,
             )
         }
