@@ -79,7 +79,7 @@ public class InMemoryNodeCache @JvmOverloads constructor(
         synchronized(entries) { entries.clear() }
     }
 
-    override fun toString(): String = "InMemoryNodeCache(${size} entries)"
+    override fun toString(): String = "InMemoryNodeCache($size entries)"
 
     /** Defaults. */
     public companion object {

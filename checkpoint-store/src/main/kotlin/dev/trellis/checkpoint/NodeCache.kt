@@ -51,7 +51,8 @@ public class NodeCacheKey(
                     other.nodeId == nodeId && other.key == key
             )
 
-    override fun hashCode(): Int = ((graphId.hashCode() * 31 + graphVersion) * 31 + nodeId.hashCode()) * 31 + key.hashCode()
+    override fun hashCode(): Int =
+        ((graphId.hashCode() * 31 + graphVersion) * 31 + nodeId.hashCode()) * 31 + key.hashCode()
 
     override fun toString(): String = "NodeCacheKey($graphId v$graphVersion, $nodeId, ${key.take(64)})"
 }

@@ -133,7 +133,18 @@ public class GraphBuilder(
         @Suppress("UNCHECKED_CAST")
         val body = task as suspend NodeScope.(Any?) -> Unit
         return addMap(
-            id, over, maxConcurrency, onTaskFailure, errors, timeout, retry, description, body, null, null, cache,
+            id,
+            over,
+            maxConcurrency,
+            onTaskFailure,
+            errors,
+            timeout,
+            retry,
+            description,
+            body,
+            null,
+            null,
+            cache,
         )
     }
 
@@ -164,7 +175,18 @@ public class GraphBuilder(
         val spec = TaskMapping<T>(schema, graph.schema).apply(mapping)
         spec.problems.forEach { composites += "Map node '$id' $it" }
         return addMap(
-            id, over, maxConcurrency, onTaskFailure, errors, timeout, retry, description, null, graph, spec, cache,
+            id,
+            over,
+            maxConcurrency,
+            onTaskFailure,
+            errors,
+            timeout,
+            retry,
+            description,
+            null,
+            graph,
+            spec,
+            cache,
         )
     }
 

@@ -262,7 +262,10 @@ class NodeCacheTest {
         val plain = graph("plain", S) { start(node("a") {}) }
         interceptorTable(plain, RunOptions(cache = InMemoryNodeCache())).shouldBeNull()
         val outer = NodeInterceptor { it.proceed() }
-        val table = interceptorTable(searchGraph(ArrayList()), RunOptions(cache = InMemoryNodeCache())).shouldNotBeNull()
+        val table = interceptorTable(
+            searchGraph(ArrayList()),
+            RunOptions(cache = InMemoryNodeCache()),
+        ).shouldNotBeNull()
         table[0]!!.size shouldBe 1
         val both = interceptorTable(
             searchGraph(ArrayList()),
@@ -381,7 +384,8 @@ class NodeCacheTest {
         val first = parent.events(stateOf(Parent.topic to "t"), RunOptions(cache = cache)).toList()
         EventInvariants.check(first)
         // The child's node stored under the child graph, the subgraph node under the parent.
-        first.filterIsInstance<RunEvent.NodeCacheStored>().map { it.path } shouldBe listOf("research/search", "research")
+        first.filterIsInstance<RunEvent.NodeCacheStored>().map { it.path } shouldBe
+            listOf("research/search", "research")
         val second = parent.events(stateOf(Parent.topic to "t"), RunOptions(cache = cache)).toList()
         EventInvariants.check(second)
         second.filterIsInstance<RunEvent.NodeCacheHit>().map { it.path } shouldBe listOf("research")
@@ -401,12 +405,13 @@ class NodeCacheTest {
         val cache = InMemoryNodeCache()
         var tasks = 0
         val g = graph("fan", Parent) {
-            val each = map("each", over = Parent.topics, cache = CachePolicy(key = { it[Parent.topics].joinToString() })) {
+            val each =
+                map("each", over = Parent.topics, cache = CachePolicy(key = { it[Parent.topics].joinToString() })) {
                     topic ->
-                tasks++
-                delay(if (topic == "a") 2.seconds else 1.seconds) // finish out of order
-                set(Parent.all, listOf(topic))
-            }
+                    tasks++
+                    delay(if (topic == "a") 2.seconds else 1.seconds) // finish out of order
+                    set(Parent.all, listOf(topic))
+                }
             start(each)
         }
         val input = stateOf(Parent.topics to listOf("a", "b", "c"))
