@@ -47,7 +47,8 @@ public class GraphBuilder(
     /**
      * Declares a node [id] running [body], with an optional per-attempt [timeout], [retry] policy and
      * [description]; returns a handle for wiring edges. [reads] and [writes], when given, are the node's slice
-     * ([NodeSlice], `docs/semantics.md` §12): the only keys its body may read and write.
+     * ([NodeSlice], `docs/semantics.md` §12): the only keys its body may read and write. [cache], when given, caches
+     * its results ([CachePolicy], `docs/semantics.md` §13.5).
      */
     public fun node(
         id: String,
@@ -56,17 +57,19 @@ public class GraphBuilder(
         description: String? = null,
         reads: Set<StateKey<*>>? = null,
         writes: Set<StateKey<*>>? = null,
+        cache: CachePolicy? = null,
         body: NodeBody,
     ): NodeRef {
         val slice = if (reads == null && writes == null) null else NodeSlice(reads, writes)
-        nodes += Node(id, body, timeout, retry, description, nodes.size, slice = slice)
+        nodes += Node(id, body, timeout, retry, description, nodes.size, slice = slice, cache = cache)
         return NodeRef.of(id)
     }
 
     /**
      * Declares a subgraph node [id]: each execution runs [graph] as a child run, its input built from this
      * graph's state and its final state written back by [mapping] (`docs/semantics.md` §11). [timeout] bounds
-     * each attempt (one child run); [retry] runs the whole child run again.
+     * each attempt (one child run); [retry] runs the whole child run again; [cache] caches the child run's output
+     * writes (`docs/semantics.md` §13.5).
      *
      * ```kotlin
      * val research = subgraph("research", researchGraph) {
@@ -81,6 +84,7 @@ public class GraphBuilder(
         timeout: Duration? = null,
         retry: Retry? = null,
         description: String? = null,
+        cache: CachePolicy? = null,
         mapping: SubgraphMapping.() -> Unit = {},
     ): NodeRef {
         val spec = SubgraphMapping(schema, graph.schema).apply(mapping)
@@ -96,6 +100,7 @@ public class GraphBuilder(
                 nodes.size,
                 composite,
                 spec.slice(emptyList(), emptyList()),
+                cache = cache,
             )
         return NodeRef.of(id)
     }
@@ -104,7 +109,8 @@ public class GraphBuilder(
      * Declares a map node [id]: each execution runs [task] once per item of the list in [over] (dynamic fan-out),
      * at most [maxConcurrency] at once, and merges the tasks' writes in task order; its successors run once, after
      * every task (`docs/semantics.md` §11). [timeout] and [retry] apply to each task; [onTaskFailure] says what a
-     * failed task does, [errors] receives the failures under [TaskFailure.COLLECT].
+     * failed task does, [errors] receives the failures under [TaskFailure.COLLECT]; [cache] caches the writes of
+     * all the tasks of an execution (`docs/semantics.md` §13.5).
      *
      * ```kotlin
      * val summarize = map("summarize", over = Docs.items, maxConcurrency = 8) { doc ->
@@ -121,11 +127,25 @@ public class GraphBuilder(
         timeout: Duration? = null,
         retry: Retry? = null,
         description: String? = null,
+        cache: CachePolicy? = null,
         task: suspend NodeScope.(item: T) -> Unit,
     ): NodeRef {
         @Suppress("UNCHECKED_CAST")
         val body = task as suspend NodeScope.(Any?) -> Unit
-        return addMap(id, over, maxConcurrency, onTaskFailure, errors, timeout, retry, description, body, null, null)
+        return addMap(
+            id,
+            over,
+            maxConcurrency,
+            onTaskFailure,
+            errors,
+            timeout,
+            retry,
+            description,
+            body,
+            null,
+            null,
+            cache,
+        )
     }
 
     /**
@@ -149,11 +169,25 @@ public class GraphBuilder(
         timeout: Duration? = null,
         retry: Retry? = null,
         description: String? = null,
+        cache: CachePolicy? = null,
         mapping: TaskMapping<T>.() -> Unit = {},
     ): NodeRef {
         val spec = TaskMapping<T>(schema, graph.schema).apply(mapping)
         spec.problems.forEach { composites += "Map node '$id' $it" }
-        return addMap(id, over, maxConcurrency, onTaskFailure, errors, timeout, retry, description, null, graph, spec)
+        return addMap(
+            id,
+            over,
+            maxConcurrency,
+            onTaskFailure,
+            errors,
+            timeout,
+            retry,
+            description,
+            null,
+            graph,
+            spec,
+            cache,
+        )
     }
 
     private fun addMap(
@@ -168,6 +202,7 @@ public class GraphBuilder(
         body: (suspend NodeScope.(Any?) -> Unit)?,
         graph: Graph?,
         mapping: TaskMapping<*>?,
+        cache: CachePolicy?,
     ): NodeRef {
         if (over.schema !== schema) {
             composites += "Map node '$id' maps over key '${over.name}' of schema '${over.schema.name}'; " +
@@ -196,6 +231,7 @@ public class GraphBuilder(
                 nodes.size,
                 composite,
                 mapping?.slice(listOf(over), listOfNotNull(errors)),
+                cache = cache,
             )
         return NodeRef.of(id)
     }

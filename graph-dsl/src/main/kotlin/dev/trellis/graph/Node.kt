@@ -24,6 +24,8 @@ public class Node internal constructor(
     public val slice: NodeSlice? = null,
     /** The node's own interceptors, outermost first, inside the run's and the graph's (`docs/semantics.md` §13). */
     public val interceptors: List<NodeInterceptor> = emptyList(),
+    /** The node's result cache (`docs/semantics.md` §13.5), or null when its results are not cached. */
+    public val cache: CachePolicy? = null,
 ) {
     /** This node with [interceptors]; the builder's way to attach the policies declared after the node. */
     internal fun withPolicies(interceptors: List<NodeInterceptor>): Node =
@@ -40,6 +42,7 @@ public class Node internal constructor(
                 composite,
                 slice,
                 interceptors,
+                cache,
             )
         }
 

@@ -38,7 +38,10 @@ public sealed class RunEvent(
     /** Whether this event ends the run (a [Terminal] event): no event of the run follows it. */
     public val isTerminal: Boolean get() = this is Terminal
 
-    /** An event of one execution of a node: [NodeStarted], [NodeRetrying], [NodeCompleted], [NodeFailed], [NodeCancelled], [Custom]. */
+    /**
+     * An event of one execution of a node: [NodeStarted], [NodeRetrying], [NodeCompleted], [NodeFailed],
+     * [NodeCancelled], [Custom], [NodeCacheHit], [NodeCacheStored].
+     */
     public sealed class NodeEvent(
         runId: String,
         timestamp: Instant,
@@ -181,6 +184,46 @@ public sealed class RunEvent(
         task: Int = -1,
     ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
         override fun describe(): String = "$path#$execution payload=$payload"
+    }
+
+    /**
+     * An attempt of a cached node found its [key] in the run's cache (`docs/semantics.md` §13.5): the body did not run,
+     * the cached writes are the attempt's.
+     */
+    public class NodeCacheHit internal constructor(
+        runId: String,
+        timestamp: Instant,
+        nodeId: String,
+        execution: Int,
+        /** The attempt that hit. */
+        public val attempt: Int,
+        /** The key the node's cache policy computed. */
+        public val key: String,
+        path: String = nodeId,
+        task: Int = -1,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+        override fun describe(): String = "$path#$execution attempt=$attempt key=$key"
+    }
+
+    /**
+     * An attempt of a cached node missed its [key], ran its body, and stored its writes (`docs/semantics.md` §13.5);
+     * the entry expires at [expiresAt] (never when null).
+     */
+    public class NodeCacheStored internal constructor(
+        runId: String,
+        timestamp: Instant,
+        nodeId: String,
+        execution: Int,
+        /** The attempt whose writes were stored. */
+        public val attempt: Int,
+        /** The key the node's cache policy computed. */
+        public val key: String,
+        /** When the entry expires, or null for never. */
+        public val expiresAt: Instant?,
+        path: String = nodeId,
+        task: Int = -1,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+        override fun describe(): String = "$path#$execution attempt=$attempt key=$key expiresAt=$expiresAt"
     }
 
     /** A checkpoint of the run was saved as number [checkpoint] of the run's history. */

@@ -1,5 +1,6 @@
 package dev.trellis.runtime
 
+import dev.trellis.checkpoint.NodeCache
 import dev.trellis.graph.NodeInterceptor
 import kotlinx.coroutines.CoroutineDispatcher
 import java.time.Clock
@@ -52,6 +53,12 @@ public class RunOptions(
      * (`docs/semantics.md` §13).
      */
     public val interceptors: List<NodeInterceptor> = emptyList(),
+    /**
+     * Where cached nodes keep their results (`docs/semantics.md` §13.5): an `InMemoryNodeCache`, `SqliteNodeCache` or
+     * `PostgresNodeCache`; child runs use it too. Null (the default) for none: a run of a graph with a cached node
+     * then fails at its start, naming the node.
+     */
+    public val cache: NodeCache? = null,
 ) {
     init {
         require(
@@ -86,6 +93,7 @@ public class RunOptions(
         checkpointing,
         control,
         interceptors,
+        cache,
     )
 
     /** Defaults. */

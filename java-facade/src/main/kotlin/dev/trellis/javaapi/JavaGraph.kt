@@ -133,6 +133,10 @@ public object JavaGraph {
             prompt: Function<State, String>,
             options: NodeOptions,
         ): Builder {
+            require(options.cacheOrNull == null) {
+                "Agent node '$id' cannot be cached (its turns are a conversation, not one result); drop " +
+                    "NodeOptions.cache for it, or cache the nodes around it."
+            }
             val adapted = agent.asAgent()
             return declare {
                 agentNode(
@@ -187,6 +191,7 @@ public object JavaGraph {
                     options.timeoutOrNull?.toKotlinDuration(),
                     options.retryOrNull?.toRetry(),
                     options.descriptionOrNull,
+                    options.cacheOrNull,
                 ) { declared.applyTo(this) }
             }
         }
@@ -347,6 +352,7 @@ public object JavaGraph {
                 options.descriptionOrNull,
                 options.readsOrNull,
                 options.writesOrNull,
+                options.cacheOrNull,
                 body,
             )
         }
@@ -366,6 +372,7 @@ public object JavaGraph {
                 options.timeoutOrNull?.toKotlinDuration(),
                 options.retryOrNull?.toRetry(),
                 options.descriptionOrNull,
+                null,
                 task,
             )
         }

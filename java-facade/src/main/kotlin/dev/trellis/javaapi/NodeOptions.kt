@@ -1,5 +1,6 @@
 package dev.trellis.javaapi
 
+import dev.trellis.graph.CachePolicy
 import dev.trellis.graph.StateKey
 import java.time.Duration
 import java.util.Collections
@@ -23,6 +24,7 @@ public class NodeOptions private constructor(
     internal val descriptionOrNull: String?,
     internal val readsOrNull: Set<StateKey<*>>? = null,
     internal val writesOrNull: Set<StateKey<*>>? = null,
+    internal val cacheOrNull: CachePolicy? = null,
 ) {
     /** The node's retry policy; empty for the graph's default. */
     public val retry: Optional<RetryPolicy> get() = Optional.ofNullable(retryOrNull)
@@ -41,7 +43,7 @@ public class NodeOptions private constructor(
 
     /** These options with [retry] (null for the graph's default). */
     public fun withRetry(retry: RetryPolicy?): NodeOptions =
-        NodeOptions(retry, timeoutOrNull, descriptionOrNull, readsOrNull, writesOrNull)
+        NodeOptions(retry, timeoutOrNull, descriptionOrNull, readsOrNull, writesOrNull, cacheOrNull)
 
     /**
      * These options with a per-attempt [timeout] (null for the graph's default); an attempt running longer fails
@@ -50,11 +52,11 @@ public class NodeOptions private constructor(
      * belongs in a `blockingNode`.
      */
     public fun withTimeout(timeout: Duration?): NodeOptions =
-        NodeOptions(retryOrNull, timeout, descriptionOrNull, readsOrNull, writesOrNull)
+        NodeOptions(retryOrNull, timeout, descriptionOrNull, readsOrNull, writesOrNull, cacheOrNull)
 
     /** These options with [description] (null for none). */
     public fun withDescription(description: String?): NodeOptions =
-        NodeOptions(retryOrNull, timeoutOrNull, description, readsOrNull, writesOrNull)
+        NodeOptions(retryOrNull, timeoutOrNull, description, readsOrNull, writesOrNull, cacheOrNull)
 
     /**
      * These options with the node's read slice: the only keys its action may read (`ctx.get`, `ctx.getState()`);
@@ -64,7 +66,7 @@ public class NodeOptions private constructor(
 
     /** These options with the node's read slice [keys]; null for none declared (any key may be read). */
     public fun withReads(keys: Set<StateKey<*>>?): NodeOptions =
-        NodeOptions(retryOrNull, timeoutOrNull, descriptionOrNull, keys?.frozen(), writesOrNull)
+        NodeOptions(retryOrNull, timeoutOrNull, descriptionOrNull, keys?.frozen(), writesOrNull, cacheOrNull)
 
     /**
      * These options with the node's write slice: the only keys its action may write (`ctx.set`, `ctx.update`); any
@@ -75,14 +77,24 @@ public class NodeOptions private constructor(
 
     /** These options with the node's write slice [keys]; null for none declared (any key may be written). */
     public fun withWrites(keys: Set<StateKey<*>>?): NodeOptions =
-        NodeOptions(retryOrNull, timeoutOrNull, descriptionOrNull, readsOrNull, keys?.frozen())
+        NodeOptions(retryOrNull, timeoutOrNull, descriptionOrNull, readsOrNull, keys?.frozen(), cacheOrNull)
+
+    /** The node's result cache (`docs/semantics.md` §13.5); empty when its results are not cached. */
+    public val cache: Optional<CachePolicy> get() = Optional.ofNullable(cacheOrNull)
+
+    /**
+     * These options with a result cache (null for none): an attempt whose key was stored before and has not expired
+     * skips the action and applies the stored writes. The run needs a cache store (`RunSettings.Builder.cache`).
+     */
+    public fun withCache(cache: CachePolicy?): NodeOptions =
+        NodeOptions(retryOrNull, timeoutOrNull, descriptionOrNull, readsOrNull, writesOrNull, cache)
 
     override fun equals(other: Any?): Boolean =
         this === other ||
             (
                 other is NodeOptions && other.retryOrNull == retryOrNull && other.timeoutOrNull == timeoutOrNull &&
                     other.descriptionOrNull == descriptionOrNull && other.readsOrNull == readsOrNull &&
-                    other.writesOrNull == writesOrNull
+                    other.writesOrNull == writesOrNull && other.cacheOrNull == cacheOrNull
             )
 
     override fun hashCode(): Int =
@@ -92,12 +104,13 @@ public class NodeOptions private constructor(
                     (descriptionOrNull?.hashCode() ?: 0)
             ) *
                 31 + (readsOrNull?.hashCode() ?: 0)
-        ) * 31 + (writesOrNull?.hashCode() ?: 0)
+        ) * 31 + (writesOrNull?.hashCode() ?: 0) + 31 * (cacheOrNull?.hashCode() ?: 0)
 
     override fun toString(): String =
         "NodeOptions(retry=$retryOrNull, timeout=$timeoutOrNull, description=$descriptionOrNull" +
             (readsOrNull?.let { keys -> ", reads=${keys.map { it.name }}" } ?: "") +
-            (writesOrNull?.let { keys -> ", writes=${keys.map { it.name }}" } ?: "") + ")"
+            (writesOrNull?.let { keys -> ", writes=${keys.map { it.name }}" } ?: "") +
+            (cacheOrNull?.let { ", cache=$it" } ?: "") + ")"
 
     /** Factories. */
     public companion object {
@@ -124,6 +137,10 @@ public class NodeOptions private constructor(
         /** Options with a write slice: the only [keys] the node may write. */
         @JvmStatic
         public fun writes(vararg keys: StateKey<*>): NodeOptions = DEFAULT.withWrites(*keys)
+
+        /** Options with a result [cache], e.g. `NodeOptions.cache(CachePolicy.of(s -> s.get(query), Duration.ofHours(1)))`. */
+        @JvmStatic
+        public fun cache(cache: CachePolicy): NodeOptions = DEFAULT.withCache(cache)
     }
 }
 

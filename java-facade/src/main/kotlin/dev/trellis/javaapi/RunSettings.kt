@@ -1,5 +1,6 @@
 package dev.trellis.javaapi
 
+import dev.trellis.checkpoint.NodeCache
 import dev.trellis.javaapi.internal.NodeExecutors
 import dev.trellis.javaapi.internal.blockingInterceptor
 import dev.trellis.runtime.Checkpointing
@@ -34,6 +35,7 @@ public class RunSettings private constructor(
     internal val controlOrNull: RunControl?,
     /** The interceptors of every node of every run, outermost first (see [Interceptor]). */
     public val interceptors: List<Interceptor>,
+    internal val cacheOrNull: NodeCache? = null,
 ) {
     /** The run id of every run; empty (the default) for a fresh random id per run. */
     public val runId: Optional<String> get() = Optional.ofNullable(runIdOrNull)
@@ -50,6 +52,9 @@ public class RunSettings private constructor(
     /** A control to drain runs gracefully; empty (the default) for none. */
     public val control: Optional<RunControl> get() = Optional.ofNullable(controlOrNull)
 
+    /** Where cached nodes keep their results (`docs/semantics.md` §13.5); empty (the default) for none. */
+    public val cache: Optional<NodeCache> get() = Optional.ofNullable(cacheOrNull)
+
     internal val options: RunOptions = RunOptions(
         runId = runIdOrNull,
         dispatcher = executorOrNull?.asCoroutineDispatcher(),
@@ -59,6 +64,7 @@ public class RunSettings private constructor(
         checkpointing = checkpointingOrNull,
         control = controlOrNull,
         interceptors = interceptors.map { blockingInterceptor(it, NodeExecutors.defaultDispatcher) },
+        cache = cacheOrNull,
     )
 
     /** A builder holding these settings. */
@@ -67,7 +73,7 @@ public class RunSettings private constructor(
     override fun toString(): String =
         "RunSettings(runId=$runIdOrNull, executor=$executorOrNull, clock=$clock, " +
             "executionHistoryLimit=$executionHistoryLimit, " +
-            "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull, interceptors=${interceptors.size})"
+            "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull, interceptors=${interceptors.size}, cache=$cacheOrNull)"
 
     /** Builds [RunSettings]; every setting is optional. */
     public class Builder internal constructor(from: RunSettings?) {
@@ -79,6 +85,7 @@ public class RunSettings private constructor(
         private var checkpointing: Checkpointing? = from?.checkpointingOrNull
         private var control: RunControl? = from?.controlOrNull
         private val interceptors = ArrayList(from?.interceptors.orEmpty())
+        private var cache: NodeCache? = from?.cacheOrNull
 
         /** Sets the run id of every run; null for a fresh random id per run. */
         public fun runId(runId: String?): Builder = apply { this.runId = runId }
@@ -116,6 +123,13 @@ public class RunSettings private constructor(
         public fun intercept(interceptor: Interceptor): Builder = apply { interceptors += interceptor }
 
         /**
+         * Keeps the results of cached nodes (`NodeOptions.cache`) in [cache]: `new InMemoryNodeCache()`, or
+         * `new SqliteNodeCache(path)` / `new PostgresNodeCache(dataSource)` to keep them across processes; null (the
+         * default) for none, and then a run of a graph with a cached node fails at its start.
+         */
+        public fun cache(cache: NodeCache?): Builder = apply { this.cache = cache }
+
+        /**
          * Returns the settings.
          *
          * @throws IllegalArgumentException for a blank run id or a negative history limit.
@@ -129,6 +143,7 @@ public class RunSettings private constructor(
             checkpointing,
             control,
             Collections.unmodifiableList(ArrayList(interceptors)),
+            cache,
         )
     }
 

@@ -136,6 +136,11 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
             is RunEvent.CheckpointSaved -> line(
                 gray("  ${prefix(run)}checkpoint ${event.checkpoint}${if (event.full) " (full)" else ""} saved"),
             )
+            is RunEvent.NodeCacheHit -> line(
+                gray("  ${node(run, event.path, event.execution)} cache hit"),
+                event.path,
+            )
+            is RunEvent.NodeCacheStored -> Unit
         }
     }
 

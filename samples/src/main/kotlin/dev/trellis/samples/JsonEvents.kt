@@ -98,6 +98,17 @@ internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
             put("checkpoint", e.checkpoint)
             put("full", e.full)
         }
+        is RunEvent.NodeCacheHit -> {
+            put("node", e.nodeId)
+            put("execution", e.execution)
+            put("key", e.key)
+        }
+        is RunEvent.NodeCacheStored -> {
+            put("node", e.nodeId)
+            put("execution", e.execution)
+            put("key", e.key)
+            e.expiresAt?.let { put("expiresAt", it.toString()) }
+        }
     }
 }
 

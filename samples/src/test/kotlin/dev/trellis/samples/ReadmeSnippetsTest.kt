@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream
 import java.io.PrintStream
 import java.nio.file.Files
 import java.nio.file.Path
+import dev.trellis.samples.readme.caching.main as cachingMain
 import dev.trellis.samples.readme.composition.main as compositionMain
 import dev.trellis.samples.readme.durable.main as durableMain
 import dev.trellis.samples.readme.policies.main as policiesMain
@@ -62,6 +63,7 @@ class ReadmeSnippetsTest {
             snippet("kotlin/dev/trellis/samples/readme/durable/Shipping.kt"),
             snippet("kotlin/dev/trellis/samples/readme/composition/Composition.kt"),
             snippet("kotlin/dev/trellis/samples/readme/policies/Metering.kt"),
+            snippet("kotlin/dev/trellis/samples/readme/caching/Caching.kt"),
         )
         blocks("java") shouldContainExactly listOf(snippet("java/dev/trellis/samples/readme/JavaQuickstart.java"))
     }
@@ -98,6 +100,15 @@ class ReadmeSnippetsTest {
         printed { policiesMain() } shouldContainExactly listOf(
             "Call me at *** about: the invoice",
             "metered 33 characters",
+        )
+    }
+
+    @Test
+    fun `the caching example runs its node once for two runs`() {
+        printed { cachingMain() } shouldContainExactly listOf(
+            "sunny in Oslo",
+            "sunny in Oslo",
+            "fetched 1 time(s)",
         )
     }
 

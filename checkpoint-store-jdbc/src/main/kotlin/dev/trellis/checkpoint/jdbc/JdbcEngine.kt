@@ -15,6 +15,9 @@ public interface JdbcEngine : AutoCloseable {
     /** The qualified name of the checkpoints table. */
     public val checkpointsTable: String
 
+    /** The qualified name of the node cache table (`docs/semantics.md` §13.5). */
+    public val nodeCacheTable: String
+
     /** Appended to the `SELECT` of a run row inside a write transaction to lock it (`FOR UPDATE`), or empty. */
     public val lockRow: String
 

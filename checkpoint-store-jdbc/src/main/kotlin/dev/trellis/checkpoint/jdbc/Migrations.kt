@@ -10,8 +10,8 @@ import java.time.Instant
  */
 @InternalTrellisApi
 public object Migrations {
-    private val versions: List<(runs: String, checkpoints: String) -> List<String>> = listOf(
-        { runs, checkpoints ->
+    private val versions: List<(runs: String, checkpoints: String, nodeCache: String) -> List<String>> = listOf(
+        { runs, checkpoints, _ ->
             listOf(
                 """
                 CREATE TABLE $runs (
@@ -43,6 +43,24 @@ public object Migrations {
                 """.trimIndent(),
             )
         },
+        // 2: the node result cache (docs/semantics.md §13.5), one row per entry.
+        { _, _, nodeCache ->
+            listOf(
+                """
+                CREATE TABLE $nodeCache (
+                    graph_id TEXT NOT NULL,
+                    graph_version INTEGER NOT NULL,
+                    node_id TEXT NOT NULL,
+                    key_hash TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    stored_at BIGINT NOT NULL,
+                    expires_at BIGINT,
+                    PRIMARY KEY (graph_id, graph_version, node_id, key_hash)
+                )
+                """.trimIndent(),
+                "CREATE INDEX ${nodeCache.substringAfterLast('.')}_expiry ON $nodeCache (expires_at)",
+            )
+        },
     )
 
     /** The newest version; a database recording a newer one was written by a newer Trellis. */
@@ -57,6 +75,7 @@ public object Migrations {
         versionTable: String,
         runs: String,
         checkpoints: String,
+        nodeCache: String,
         description: String,
     ) {
         connection.createStatement().use {
@@ -73,7 +92,7 @@ public object Migrations {
         }
         for (version in current + 1..latest) {
             connection.createStatement().use { statement ->
-                versions[version - 1](runs, checkpoints).forEach(statement::execute)
+                versions[version - 1](runs, checkpoints, nodeCache).forEach(statement::execute)
             }
             connection.prepareStatement("INSERT INTO $versionTable (version, applied_at) VALUES (?, ?)").use {
                 it.setInt(1, version)

@@ -126,9 +126,9 @@ class SqliteCheckpointStoreTest : CheckpointStoreContract() {
                     it.next()
                     it.getString(1) shouldBe "wal"
                 }
-                s.executeQuery("SELECT version FROM trellis_schema_version").use {
+                s.executeQuery("SELECT MAX(version) FROM trellis_schema_version").use {
                     it.next()
-                    it.getInt(1) shouldBe 1
+                    it.getInt(1) shouldBe 2
                 }
             }
         }

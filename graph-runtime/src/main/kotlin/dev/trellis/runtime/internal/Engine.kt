@@ -212,6 +212,15 @@ internal class Engine(
         path: String,
     ): String? = if (answers.isEmpty()) null else synchronized(answers) { answers.remove(path) }
 
+    /**
+     * Whether this run holds an answer for the node at [path] or for anything under it (`research/approve`,
+     * `research[2]`): that execution resumes an interrupt, and bypasses the node cache (`docs/semantics.md` §13.5).
+     */
+    fun hasAnswersUnder(path: String): Boolean = answers.isNotEmpty() &&
+        synchronized(answers) {
+            answers.keys.any { it == path || it.startsWith("$path/") || it.startsWith("$path[") }
+        }
+
     /** The answers for the interrupts under [prefix] (a child run's), taken from this run's. */
     fun takeAnswers(prefix: String): Map<String, String> {
         if (answers.isEmpty()) return emptyMap()

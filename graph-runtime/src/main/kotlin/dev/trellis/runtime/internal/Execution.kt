@@ -11,6 +11,7 @@ import dev.trellis.graph.Retry
 import dev.trellis.graph.SliceViolationException
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
+import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.Status
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Job
@@ -163,6 +164,14 @@ internal open class Execution(
 
     override suspend fun emit(payload: Any) {
         engine.emitCustom(this, payload)
+    }
+
+    override val execution: Execution get() = this
+
+    override val violation: Throwable? get() = error // during an attempt, only a slice violation sets it
+
+    override suspend fun sendNodeEvent(event: () -> RunEvent) {
+        engine.outbox.nodeSend(event)
     }
 
     /** The payload of this execution's interrupt, when [status] is INTERRUPTED. */

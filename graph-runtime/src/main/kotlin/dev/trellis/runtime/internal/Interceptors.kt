@@ -9,6 +9,7 @@ import dev.trellis.graph.NodeScope
 import dev.trellis.graph.NodeWrites
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
+import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 
 /*
@@ -27,6 +28,14 @@ internal interface AttemptScope : NodeScope {
 
     /** The execution's path in the run (`docs/semantics.md` §11). */
     val executionPath: String
+    /** The execution this attempt belongs to. */
+    val execution: Execution
+
+    /** A slice violation the body caught (`docs/semantics.md` §12): the attempt fails with it. */
+    val violation: Throwable?
+
+    /** Sends an event of this attempt's execution, unless the attempt was abandoned (then it throws). */
+    suspend fun sendNodeEvent(event: () -> RunEvent)
 }
 
 /**
@@ -38,12 +47,19 @@ internal fun interceptorTable(graph: Graph, options: RunOptions): Array<Array<No
     val nodes = graph.nodes
     if (outer == 0) {
         var any = false
-        for (i in nodes.indices) if (nodes[i].interceptors.isNotEmpty()) any = true
+        for (i in nodes.indices) if (nodes[i].interceptors.isNotEmpty() || nodes[i].cache != null) any = true
         if (!any) return null
     }
     return Array(nodes.size) { i ->
-        val own = nodes[i].interceptors
-        if (outer + own.size == 0) null else (options.interceptors + graph.config.interceptors + own).toTypedArray()
+        val node = nodes[i]
+        val own = node.interceptors
+        // The cache is the innermost interceptor, right around the body (docs/semantics.md §13.5).
+        val cache = node.cache?.let { listOf(CacheInterceptor(graph, node, it, requireCache(graph, node, options))) }
+        if (outer + own.size == 0 && cache == null) {
+            null
+        } else {
+            (options.interceptors + graph.config.interceptors + own + cache.orEmpty()).toTypedArray()
+        }
     }
 }
 
@@ -74,8 +90,8 @@ internal suspend fun runIntercepted(
 }
 
 /** The chain from interceptor [next] on: [proceed] calls it, or the body once every interceptor is in. */
-private class Link(
-    private val scope: AttemptScope,
+internal class Link(
+    val scope: AttemptScope,
     override val node: Node,
     private val body: NodeBody,
     private val interceptors: Array<NodeInterceptor>,

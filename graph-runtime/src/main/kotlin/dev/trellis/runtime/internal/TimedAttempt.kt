@@ -8,6 +8,7 @@ import dev.trellis.graph.SliceViolationException
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.runtime.NodeTimeoutException
+import dev.trellis.runtime.RunEvent
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
@@ -40,7 +41,7 @@ import kotlin.time.toJavaDuration
  * Only attempts with a timeout pay for this (a coroutine, a timer, a buffer); an untimed node runs its body in its
  * own execution, with none of it.
  */
-internal class TimedAttempt(private val execution: Execution) : AttemptScope, CompositeScope {
+internal class TimedAttempt(override val execution: Execution) : AttemptScope, CompositeScope {
     override suspend fun runSubgraph(spec: Composite.Subgraph) {
         execution.engine.runSubgraph(execution, this, spec)
     }
@@ -59,7 +60,8 @@ internal class TimedAttempt(private val execution: Execution) : AttemptScope, Co
 
     /** A slice violation of the body (`docs/semantics.md` §12): the attempt's failure even when the body caught it. */
     @Volatile
-    private var violation: SliceViolationException? = null
+    override var violation: SliceViolationException? = null
+        private set
 
     private fun violated(e: SliceViolationException): SliceViolationException {
         violation = e
@@ -119,6 +121,13 @@ internal class TimedAttempt(private val execution: Execution) : AttemptScope, Co
         sending.withLock {
             if (abandoned) throw abandonedError()
             execution.emit(payload)
+        }
+    }
+
+    override suspend fun sendNodeEvent(event: () -> RunEvent) {
+        sending.withLock {
+            if (abandoned) throw abandonedError()
+            execution.sendNodeEvent(event)
         }
     }
 

@@ -73,6 +73,7 @@ internal object EventTimeline {
                     "checkpoint ${event.checkpoint} (${if (event.full) "full" else "delta"})",
                 )
                 is RunEvent.EdgeTaken, is RunEvent.Terminal -> Unit
+                is RunEvent.NodeCacheHit, is RunEvent.NodeCacheStored -> Unit
             }
             if (event is RunEvent.NodeEvent && event !is RunEvent.Custom && event !is RunEvent.NodeRetrying) {
                 open[event.nodeId to event.execution]?.let { lastStatus[event.nodeId] = it.status }

@@ -1,8 +1,11 @@
 package dev.trellis.runtime.persistence
 
 import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.NodeCache
 import dev.trellis.checkpoint.postgres.PostgresCheckpointStore
+import dev.trellis.checkpoint.postgres.PostgresNodeCache
 import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore
+import dev.trellis.checkpoint.sqlite.SqliteNodeCache
 import dev.trellis.testing.TestPostgres
 import java.nio.file.Files
 import java.nio.file.Path
@@ -26,6 +29,7 @@ class SqlDatabase(val backend: Backend) : AutoCloseable {
     }
     private val schema: String? = if (backend == Backend.POSTGRES) TestPostgres.newSchema() else null
     private val stores = ArrayList<CheckpointStore>()
+    private val caches = ArrayList<NodeCache>()
 
     init {
         if (backend == Backend.POSTGRES) TestPostgres.dataSource // fail early, with the message naming the variable
@@ -40,6 +44,17 @@ class SqlDatabase(val backend: Backend) : AutoCloseable {
         }
         stores += store
         return store
+    }
+
+    /** A new node cache on this database (`docs/semantics.md` §13.5): another "process". */
+    @Synchronized
+    fun cache(): NodeCache {
+        val cache = when (backend) {
+            Backend.SQLITE -> SqliteNodeCache(dir!!.resolve("runs.db"))
+            Backend.POSTGRES -> PostgresNodeCache(TestPostgres.dataSource, schema!!)
+        }
+        caches += cache
+        return cache
     }
 
     /**
@@ -60,6 +75,7 @@ class SqlDatabase(val backend: Backend) : AutoCloseable {
 
     override fun close() {
         stores.forEach { runCatching { it.close() } }
+        caches.forEach { runCatching { it.close() } }
         if (dir != null) dir.toFile().deleteRecursively()
         if (schema != null) TestPostgres.dropSchema(schema)
     }

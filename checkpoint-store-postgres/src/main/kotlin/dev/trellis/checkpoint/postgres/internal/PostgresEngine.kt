@@ -39,6 +39,7 @@ internal class PostgresEngine(
     override val description: String = "PostgreSQL schema $schema"
     override val runsTable: String = "$schema.trellis_runs"
     override val checkpointsTable: String = "$schema.trellis_checkpoints"
+    override val nodeCacheTable: String = "$schema.trellis_node_cache"
     override val lockRow: String = " FOR UPDATE"
     override val nowMillisQuery: String = "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT"
 
@@ -72,6 +73,7 @@ internal class PostgresEngine(
                             "$schema.trellis_schema_version",
                             runsTable,
                             checkpointsTable,
+                            nodeCacheTable,
                             description,
                         )
                     }

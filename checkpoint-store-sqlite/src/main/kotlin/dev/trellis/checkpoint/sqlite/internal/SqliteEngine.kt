@@ -31,6 +31,7 @@ internal class SqliteEngine(
     override val description: String = "SQLite database $path"
     override val runsTable: String = "trellis_runs"
     override val checkpointsTable: String = "trellis_checkpoints"
+    override val nodeCacheTable: String = "trellis_node_cache"
     override val lockRow: String = ""
 
     private val mutex = Mutex()
@@ -83,7 +84,14 @@ internal class SqliteEngine(
         try {
             enableWal(opened, busyMillis)
             opened.immediateTransaction {
-                Migrations.migrate(it, "trellis_schema_version", runsTable, checkpointsTable, description)
+                Migrations.migrate(
+                    it,
+                    "trellis_schema_version",
+                    runsTable,
+                    checkpointsTable,
+                    nodeCacheTable,
+                    description,
+                )
             }
         } catch (e: Throwable) {
             opened.close()
