@@ -46,7 +46,6 @@ internal open class Execution(
     override val runId: String get() = engine.runId
     override val nodeId: String get() = node.id
     override val executionCount: Int get() = number
-    override val executionPath: String get() = path
     override var attempt: Int = 1
 
     var status: Status = Status.EXECUTING

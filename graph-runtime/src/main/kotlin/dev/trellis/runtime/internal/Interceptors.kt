@@ -26,8 +26,6 @@ internal interface AttemptScope : NodeScope {
     /** The writes buffered so far, in order, as an immutable copy. */
     fun copyWrites(): NodeWrites
 
-    /** The execution's path in the run (`docs/semantics.md` §11). */
-    val executionPath: String
     /** The execution this attempt belongs to. */
     val execution: Execution
 
@@ -101,7 +99,7 @@ internal class Link(
     override val runId: String get() = scope.runId
     override val attempt: Int get() = scope.attempt
     override val executionCount: Int get() = scope.executionCount
-    override val path: String get() = scope.executionPath
+    override val path: String get() = scope.execution.path
     override val state: State get() = scope.state
 
     override suspend fun proceed(): NodeWrites {

@@ -53,7 +53,6 @@ internal class TimedAttempt(override val execution: Execution) : AttemptScope, C
     override val runId: String get() = execution.runId
     override val nodeId: String get() = execution.nodeId
     override val executionCount: Int get() = execution.executionCount
-    override val executionPath: String get() = execution.path
     override val attempt: Int = execution.attempt
     private val snapshot: State = execution.snapshot
     override val state: State get() = execution.node.slice?.view(snapshot, nodeId) { violation = it } ?: snapshot
