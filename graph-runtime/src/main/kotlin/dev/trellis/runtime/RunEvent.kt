@@ -38,7 +38,10 @@ public sealed class RunEvent(
     /** Whether this event ends the run (a [Terminal] event): no event of the run follows it. */
     public val isTerminal: Boolean get() = this is Terminal
 
-    /** An event of one execution of a node: [NodeStarted], [NodeRetrying], [NodeCompleted], [NodeFailed], [NodeCancelled], [Custom]. */
+    /**
+     * An event of one execution of a node: [NodeStarted], [NodeRetrying], [NodeCompleted], [NodeFailed],
+     * [NodeCancelled], [Custom], [MetersCharged].
+     */
     public sealed class NodeEvent(
         runId: String,
         timestamp: Instant,
@@ -181,6 +184,25 @@ public sealed class RunEvent(
         task: Int = -1,
     ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
         override fun describe(): String = "$path#$execution payload=$payload"
+    }
+
+    /**
+     * An execution charged meters (`docs/semantics.md` §13.4): its own [charges] by meter, and the run's [totals] after
+     * adding them. Comes right before the execution's end event; an execution that charged nothing has none.
+     */
+    public class MetersCharged internal constructor(
+        runId: String,
+        timestamp: Instant,
+        nodeId: String,
+        execution: Int,
+        /** What this execution charged, by meter (every attempt's, and its child runs' and tasks'). */
+        public val charges: Map<String, Double>,
+        /** The run's totals after these charges, by meter. */
+        public val totals: Map<String, Double>,
+        path: String = nodeId,
+        task: Int = -1,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+        override fun describe(): String = "$path#$execution charges=$charges totals=$totals"
     }
 
     /** A checkpoint of the run was saved as number [checkpoint] of the run's history. */

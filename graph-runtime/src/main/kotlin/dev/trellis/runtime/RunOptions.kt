@@ -52,6 +52,11 @@ public class RunOptions(
      * (`docs/semantics.md` §13).
      */
     public val interceptors: List<NodeInterceptor> = emptyList(),
+    /**
+     * The run's limits — node executions, time spent, meters — or null for none beyond the graph's
+     * (`docs/semantics.md` §13.4).
+     */
+    public val budget: Budget? = null,
 ) {
     init {
         require(
@@ -61,10 +66,10 @@ public class RunOptions(
     }
 
     /**
-     * These options with [runId] and [control] replaced: the one place a run's options are copied (a resumed run,
-     * a child run), so that no copy forgets a setting.
+     * These options with [runId], [control] and [budget] replaced: the one place a run's options are copied (a resumed
+     * run, a child run), so that no copy forgets a setting.
      */
-    internal fun with(runId: String?, control: RunControl?): RunOptions = RunOptions(
+    internal fun with(runId: String?, control: RunControl?, budget: Budget? = this.budget): RunOptions = RunOptions(
         runId,
         dispatcher,
         clock,
@@ -74,6 +79,7 @@ public class RunOptions(
         checkpointing,
         control,
         interceptors,
+        budget,
     )
 
     /** Defaults. */

@@ -2,6 +2,7 @@ package dev.trellis.javaapi
 
 import dev.trellis.javaapi.internal.NodeExecutors
 import dev.trellis.javaapi.internal.blockingInterceptor
+import dev.trellis.runtime.Budget
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunControl
 import dev.trellis.runtime.RunOptions
@@ -34,7 +35,11 @@ public class RunSettings private constructor(
     internal val controlOrNull: RunControl?,
     /** The interceptors of every node of every run, outermost first (see [Interceptor]). */
     public val interceptors: List<Interceptor>,
+    internal val budgetOrNull: Budget?,
 ) {
+    /** The limits of every run — node executions, time spent, meters; empty (the default) for the graph's alone. */
+    public val budget: Optional<Budget> get() = Optional.ofNullable(budgetOrNull)
+
     /** The run id of every run; empty (the default) for a fresh random id per run. */
     public val runId: Optional<String> get() = Optional.ofNullable(runIdOrNull)
 
@@ -59,6 +64,7 @@ public class RunSettings private constructor(
         checkpointing = checkpointingOrNull,
         control = controlOrNull,
         interceptors = interceptors.map { blockingInterceptor(it, NodeExecutors.defaultDispatcher) },
+        budget = budgetOrNull,
     )
 
     /** A builder holding these settings. */
@@ -67,7 +73,8 @@ public class RunSettings private constructor(
     override fun toString(): String =
         "RunSettings(runId=$runIdOrNull, executor=$executorOrNull, clock=$clock, " +
             "executionHistoryLimit=$executionHistoryLimit, " +
-            "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull, interceptors=${interceptors.size})"
+            "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull, interceptors=${interceptors.size}, " +
+            "budget=$budgetOrNull)"
 
     /** Builds [RunSettings]; every setting is optional. */
     public class Builder internal constructor(from: RunSettings?) {
@@ -79,6 +86,7 @@ public class RunSettings private constructor(
         private var checkpointing: Checkpointing? = from?.checkpointingOrNull
         private var control: RunControl? = from?.controlOrNull
         private val interceptors = ArrayList(from?.interceptors.orEmpty())
+        private var budget: Budget? = from?.budgetOrNull
 
         /** Sets the run id of every run; null for a fresh random id per run. */
         public fun runId(runId: String?): Builder = apply { this.runId = runId }
@@ -116,6 +124,13 @@ public class RunSettings private constructor(
         public fun intercept(interceptor: Interceptor): Builder = apply { interceptors += interceptor }
 
         /**
+         * Bounds every run by [budget] (`docs/semantics.md` §13.4), e.g.
+         * `new Budget().withMeter("usd", 2.0).withMaxNodeExecutions(200).withMaxWallTime(Duration.ofMinutes(5))`; a run
+         * over it fails with `LimitExceededException`. Null (the default) for none beyond the graph's limits.
+         */
+        public fun budget(budget: Budget?): Builder = apply { this.budget = budget }
+
+        /**
          * Returns the settings.
          *
          * @throws IllegalArgumentException for a blank run id or a negative history limit.
@@ -129,6 +144,7 @@ public class RunSettings private constructor(
             checkpointing,
             control,
             Collections.unmodifiableList(ArrayList(interceptors)),
+            budget,
         )
     }
 

@@ -2,6 +2,7 @@ package dev.trellis.samples
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.runtime.Budget
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.Interrupt
 import dev.trellis.runtime.RunEvent
@@ -35,8 +36,14 @@ internal class SampleContext(
     fun options(
         runId: String? = null,
         checkpointing: Checkpointing? = null,
-    ): RunOptions =
-        RunOptions(runId = runId, dispatcher = dispatcher, timeSource = timeSource, checkpointing = checkpointing)
+        budget: Budget? = null,
+    ): RunOptions = RunOptions(
+        runId = runId,
+        dispatcher = dispatcher,
+        timeSource = timeSource,
+        checkpointing = checkpointing,
+        budget = budget,
+    )
 
     /** The graphs the sample ran, by id, so the CLI can draw their runs (`--timeline`). */
     val graphs: MutableMap<String, Graph> = java.util.concurrent.ConcurrentHashMap()
@@ -56,11 +63,12 @@ internal suspend fun runAndCollect(
     input: State,
     context: SampleContext,
     runId: String? = null,
+    budget: Budget? = null,
     onEvent: suspend (RunEvent) -> Unit,
 ): RunResult {
     var result: RunResult? = null
     context.running(graph)
-    graph.events(input, context.options(runId)).collect { event ->
+    graph.events(input, context.options(runId, budget = budget)).collect { event ->
         onEvent(event)
         when (event) {
             is RunEvent.RunCompleted -> result = event.result
