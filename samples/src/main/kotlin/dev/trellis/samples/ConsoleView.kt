@@ -136,6 +136,7 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
             is RunEvent.CheckpointSaved -> line(
                 gray("  ${prefix(run)}checkpoint ${event.checkpoint}${if (event.full) " (full)" else ""} saved"),
             )
+            is RunEvent.MetersCharged -> Unit // the totals are in the summary
         }
     }
 

@@ -98,6 +98,12 @@ internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
             put("checkpoint", e.checkpoint)
             put("full", e.full)
         }
+        is RunEvent.MetersCharged -> {
+            put("node", e.nodeId)
+            put("execution", e.execution)
+            put("charges", buildJsonObject { e.charges.forEach { (meter, amount) -> put(meter, amount) } })
+            put("totals", buildJsonObject { e.totals.forEach { (meter, amount) -> put(meter, amount) } })
+        }
     }
 }
 

@@ -75,7 +75,7 @@ internal class RunTrace(
                 "trellis.checkpoint",
                 Attributes.of(Attr.CHECKPOINT_SEQUENCE, event.checkpoint, Attr.CHECKPOINT_FULL, event.full),
             )
-            is RunEvent.EdgeTaken -> Unit
+            is RunEvent.EdgeTaken, is RunEvent.MetersCharged -> Unit
             is RunEvent.Terminal -> finish(event)
         }
     }

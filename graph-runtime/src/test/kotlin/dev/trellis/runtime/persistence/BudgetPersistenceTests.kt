@@ -173,11 +173,13 @@ abstract class BudgetPersistenceContract {
         }
         slow.invoke(options = opts).status shouldBe Status.INTERRUPTED
         time += 1000.seconds // waiting for the answer spends nothing
-        val resumed = slow.resume(
-            "b-time",
-            RunOptions(checkpointing = Checkpointing(newStore()), budget = budget, timeSource = time),
-            "yes",
-        )
+        val resumed = runCatching {
+            slow.resume(
+                "b-time",
+                RunOptions(checkpointing = Checkpointing(newStore()), budget = budget, timeSource = time),
+                "yes",
+            )
+        }.exceptionOrNull().shouldBeInstanceOf<dev.trellis.runtime.GraphRunException>().result
         resumed.status shouldBe Status.FAILED
         val error = resumed.error.shouldBeInstanceOf<LimitExceededException>()
         error.limit shouldBe "maxWallTime"
