@@ -52,7 +52,9 @@ public class Budget private constructor(
      */
     public fun withMeter(name: String, limit: Double): Budget {
         require(name.isNotBlank()) { "A meter's name must not be blank." }
-        require(limit.isFinite() && limit >= 0.0) { "The limit of meter '$name' must be finite and not negative, but was $limit." }
+        require(limit.isFinite() && limit >= 0.0) {
+            "The limit of meter '$name' must be finite and not negative, but was $limit."
+        }
         val copy = LinkedHashMap(meters)
         copy[name] = limit
         return Budget(maxNodeExecutions, maxWallTime, Collections.unmodifiableMap(copy))

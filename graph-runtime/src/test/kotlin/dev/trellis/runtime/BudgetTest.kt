@@ -74,7 +74,8 @@ class BudgetTest {
             result.state[S.log] shouldBe listOf("a", "b")
             result.node("b").status shouldBe Status.COMPLETED
             result.node("c").status shouldBe Status.PENDING
-            events.filterIsInstance<RunEvent.EdgeTaken>().map { it.from to it.to } shouldBe listOf("a" to "b", "b" to "c")
+            events.filterIsInstance<RunEvent.EdgeTaken>().map { it.from to it.to } shouldBe
+                listOf("a" to "b", "b" to "c")
             result.meters shouldBe mapOf("usd" to 4.0, "tokens" to 1200.0)
             val charged = events.filterIsInstance<RunEvent.MetersCharged>()
             charged.map { it.nodeId } shouldBe listOf("a", "b")
@@ -135,7 +136,8 @@ class BudgetTest {
 
     @Test
     fun `charges must be finite, not negative, on a named meter`() = runTest {
-        for ((meter, amount) in listOf("usd" to -1.0, "usd" to Double.NaN, "usd" to Double.POSITIVE_INFINITY, " " to 1.0)) {
+        val bad = listOf("usd" to -1.0, "usd" to Double.NaN, "usd" to Double.POSITIVE_INFINITY, " " to 1.0)
+        for ((meter, amount) in bad) {
             val g = graph("bad", S) { start(node("a") { charge(meter, amount) }) }
             val error = shouldThrow<GraphRunException> { g.invoke() }.cause
             error.shouldBeInstanceOf<IllegalArgumentException>().message shouldContain "Node 'a'"

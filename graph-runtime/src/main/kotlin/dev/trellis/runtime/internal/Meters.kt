@@ -87,7 +87,8 @@ internal fun Engine.chargeRun(execution: Execution, charges: Charges): LimitExce
     val budget = options.budget ?: return null
     if (position.failed) return null
     val meter = meters.exceeded(budget) ?: return null
-    return LimitExceededException.meter(meter, budget.meters.getValue(meter), totals.getValue(meter).toDouble(), execution.node.id)
+    val total = totals.getValue(meter).toDouble()
+    return LimitExceededException.meter(meter, budget.meters.getValue(meter), total, execution.node.id)
 }
 
 /** The time the run has spent running, by its time source: earlier segments' and this one's so far. */
@@ -114,7 +115,8 @@ internal fun Engine.checkBudgetAtStart() {
     val restored = position.meters
     val meter = restored?.exceeded(budget)
     val error = if (meter != null) {
-        LimitExceededException.meter(meter, budget.meters.getValue(meter), restored.totals.getValue(meter).toDouble(), null)
+        val total = restored.totals.getValue(meter).toDouble()
+        LimitExceededException.meter(meter, budget.meters.getValue(meter), total, null)
     } else {
         wallTimeExceeded(null, starting = true)
     }

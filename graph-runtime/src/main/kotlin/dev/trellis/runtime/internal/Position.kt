@@ -23,7 +23,7 @@ internal class Position(private val size: Int, input: State, private val channel
     var halted = false
     var version = 0L
 
-    /** The run's meter totals and time spent (`Meters.kt`), or null while nothing was charged and no budget needs it. */
+    /** The run's meter totals and time spent (`Meters.kt`); null while nothing was charged and no budget needs it. */
     var meters: Meters? = null
     val lastWriter = arrayOfNulls<String>(input.copyVersions().size)
 

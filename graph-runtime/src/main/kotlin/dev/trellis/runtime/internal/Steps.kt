@@ -29,9 +29,12 @@ internal fun Engine.complete(execution: Execution) {
     // the execution's own end is processed (its writes merged, its edges decided).
     // An interrupted subgraph or map node counts nothing now: its child runs and finished tasks keep their charges in
     // their checkpoints, counted when it runs again and ends.
-    val charges = if (execution.status == Status.INTERRUPTED && execution.node.composite != null) null else execution.charges
+    val charges =
+        if (execution.status == Status.INTERRUPTED && execution.node.composite != null) null else execution.charges
     var crossing = charges?.let { chargeRun(execution, it) }
-    if (wallLimitNanos >= 0 && crossing == null && !position.failed) crossing = wallTimeExceeded(execution.node.id, false)
+    if (wallLimitNanos >= 0 && crossing == null && !position.failed) {
+        crossing = wallTimeExceeded(execution.node.id, false)
+    }
     when (execution.status) {
         Status.COMPLETED -> completed(execution)
         Status.FAILED -> failed(execution)

@@ -132,7 +132,8 @@ internal class TimedAttempt(private val execution: Execution) : AttemptScope, Co
     }
 
     private fun abandonedError() = CancellationException(
-        "Node '$nodeId' (attempt $attempt) ran past its timeout and was abandoned; its writes, events, charges and interrupts are discarded.",
+        "Node '$nodeId' (attempt $attempt) ran past its timeout and was abandoned; its writes, events, charges and " +
+            "interrupts are discarded.",
     )
 
     /**

@@ -145,7 +145,8 @@ abstract class BudgetPersistenceContract {
             refused.result.node("c").status shouldBe Status.PENDING
 
             runs.clear()
-            val forked = chain.fork("b-fork", last.sequence, options(newStore(), "b-fork-more", Budget().withMeter("usd", 10.0)))
+            val more = options(newStore(), "b-fork-more", Budget().withMeter("usd", 10.0))
+            val forked = chain.fork("b-fork", last.sequence, more)
             forked.status shouldBe Status.COMPLETED
             forked.meters shouldBe mapOf("usd" to 6.0)
             forked.state[Doc.log] shouldBe listOf("a", "b", "c")
