@@ -67,4 +67,7 @@ public interface NodeChain {
 
     /** Streams [payload] to the run's collectors as a custom event of this node, like `NodeScope.emit`. */
     public suspend fun emit(payload: Any)
+
+    /** Charges [amount] to the run's meter [meter] for this execution, like `NodeScope.charge` (§13.4). */
+    public fun charge(meter: String, amount: Double)
 }

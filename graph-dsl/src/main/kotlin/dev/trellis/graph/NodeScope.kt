@@ -54,6 +54,14 @@ public interface NodeScope {
     public suspend fun emit(payload: Any)
 
     /**
+     * Charges [amount] to the run's meter [meter] (`"tokens"`, `"usd"`): counted in the run's totals when this
+     * execution ends, failed attempts included, and checked against the run's budget (`docs/semantics.md` §13.4).
+     *
+     * @throws IllegalArgumentException when [meter] is blank or [amount] is negative or not finite.
+     */
+    public fun charge(meter: String, amount: Double)
+
+    /**
      * Pauses the run for human input: the first time, this ends the node's attempt (nothing it wrote is kept),
      * lets the nodes still running finish, and ends the run `INTERRUPTED` with [payload] in its result and a
      * checkpoint. When the run is resumed with an answer, the node runs again from its start and this call

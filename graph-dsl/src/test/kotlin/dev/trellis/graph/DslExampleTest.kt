@@ -65,6 +65,8 @@ private class RecordingScope(override var state: State, override val nodeId: Str
         emitted += payload
     }
 
+    override fun charge(meter: String, amount: Double) = Unit
+
     override fun interrupt(payload: String): String = error("interrupt is not supported without a runtime: $payload")
 }
 

@@ -102,6 +102,8 @@ public suspend fun Graph.fork(
         triggers = restored.data.triggers,
         ready = restored.data.ready + restored.data.interrupts.map { it.node }.filter { it !in restored.data.ready },
         totalExecutions = restored.data.totalExecutions,
+        meters = restored.data.meters,
+        spentNanos = restored.data.spentNanos,
     )
     val engine = Engine(
         this,

@@ -40,7 +40,7 @@ public sealed class RunEvent(
 
     /**
      * An event of one execution of a node: [NodeStarted], [NodeRetrying], [NodeCompleted], [NodeFailed],
-     * [NodeCancelled], [Custom], [NodeCacheHit], [NodeCacheStored].
+     * [NodeCancelled], [Custom], [NodeCacheHit], [NodeCacheStored], [MetersCharged].
      */
     public sealed class NodeEvent(
         runId: String,
@@ -224,6 +224,25 @@ public sealed class RunEvent(
         task: Int = -1,
     ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
         override fun describe(): String = "$path#$execution attempt=$attempt key=$key expiresAt=$expiresAt"
+    }
+
+    /**
+     * An execution charged meters (`docs/semantics.md` §13.4): its own [charges] by meter, and the run's [totals] after
+     * adding them. Comes right before the execution's end event; an execution that charged nothing has none.
+     */
+    public class MetersCharged internal constructor(
+        runId: String,
+        timestamp: Instant,
+        nodeId: String,
+        execution: Int,
+        /** What this execution charged, by meter (every attempt's, and its child runs' and tasks'). */
+        public val charges: Map<String, Double>,
+        /** The run's totals after these charges, by meter. */
+        public val totals: Map<String, Double>,
+        path: String = nodeId,
+        task: Int = -1,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+        override fun describe(): String = "$path#$execution charges=$charges totals=$totals"
     }
 
     /** A checkpoint of the run was saved as number [checkpoint] of the run's history. */

@@ -59,6 +59,11 @@ public class RunOptions(
      * then fails at its start, naming the node.
      */
     public val cache: NodeCache? = null,
+    /**
+     * The run's limits — node executions, time spent, meters — or null for none beyond the graph's
+     * (`docs/semantics.md` §13.4).
+     */
+    public val budget: Budget? = null,
 ) {
     init {
         require(
@@ -73,15 +78,16 @@ public class RunOptions(
      * `options.withInterceptors(listOf(mine) + options.interceptors)`.
      */
     public fun withInterceptors(interceptors: List<NodeInterceptor>): RunOptions =
-        with(runId, control, interceptors.toList())
+        with(runId, control, interceptors = interceptors.toList())
 
     /**
-     * These options with [runId], [control] (and [interceptors]) replaced: the one place a run's options are copied
-     * (a resumed run, a child run, [withInterceptors]), so that no copy forgets a setting.
+     * These options with [runId], [control] (and [interceptors], [budget]) replaced: the one place a run's options are
+     * copied (a resumed run, a child run, [withInterceptors]), so that no copy forgets a setting.
      */
     internal fun with(
         runId: String?,
         control: RunControl?,
+        budget: Budget? = this.budget,
         interceptors: List<NodeInterceptor> = this.interceptors,
     ): RunOptions = RunOptions(
         runId,
@@ -94,6 +100,7 @@ public class RunOptions(
         control,
         interceptors,
         cache,
+        budget,
     )
 
     /** Defaults. */

@@ -32,6 +32,11 @@ public class RunResult internal constructor(
      * (`docs/semantics.md` §11).
      */
     public val children: Map<String, RunResult> = emptyMap(),
+    /**
+     * The totals of the run's meters by name, in the order they were first charged, over the run's whole history (a
+     * resumed or forked run's include those before); empty when nothing was charged (`docs/semantics.md` §13.4).
+     */
+    public val meters: Map<String, Double> = emptyMap(),
 ) {
     /** The result of the last child run at [path] (`research`, `research[3]`, or deeper: `research/web[0]`). */
     public fun child(path: String): RunResult {

@@ -68,6 +68,7 @@ object EventInvariants {
                 is RunEvent.Custom -> checkOpen(event.path, event.execution, event, open, openExecution)
                 is RunEvent.NodeCacheHit -> checkOpen(event.path, event.execution, event, open, openExecution)
                 is RunEvent.NodeCacheStored -> checkOpen(event.path, event.execution, event, open, openExecution)
+                is RunEvent.MetersCharged -> checkOpen(event.path, event.execution, event, open, openExecution)
                 is RunEvent.NodeCompleted -> end(event.path, event.execution, event, open, openExecution, lastEnd)
                 is RunEvent.NodeFailed -> end(event.path, event.execution, event, open, openExecution, lastEnd)
                 is RunEvent.NodeCancelled -> end(event.path, event.execution, event, open, openExecution, lastEnd)

@@ -59,5 +59,11 @@ public fun interface Interceptor {
          */
         @Throws(Exception::class)
         public fun proceed(): NodeWrites
+
+        /**
+         * Charges [amount] to the run's meter [meter] for this execution, like [NodeContext.charge]
+         * (`docs/semantics.md` §13.4), e.g. after [proceed] from what the call cost.
+         */
+        public fun charge(meter: String, amount: Double)
     }
 }

@@ -94,6 +94,22 @@ public class NodeContext internal constructor(
     }
 
     /**
+     * Charges [amount] to the run's meter [meter] (`"tokens"`, `"usd"`): counted in the run's totals when this
+     * execution ends, failed attempts included, and checked against the run's [dev.trellis.runtime.Budget]
+     * (`docs/semantics.md` §13.4). Never blocks.
+     *
+     * ```java
+     * ctx.charge("tokens", response.usage().totalTokens());
+     * ctx.charge("usd", 0.03);
+     * ```
+     *
+     * @throws IllegalArgumentException when [meter] is blank or [amount] is negative or not finite.
+     */
+    public fun charge(meter: String, amount: Double) {
+        scope.charge(meter, amount)
+    }
+
+    /**
      * Pauses the run for human input. The first time, this throws (let it propagate: do not catch it): the
      * attempt ends without its writes, and the run ends `INTERRUPTED` with [payload] in its result and a
      * checkpoint. When the run is resumed with an answer ([TrellisRunner.resumeAsync]), the node runs again

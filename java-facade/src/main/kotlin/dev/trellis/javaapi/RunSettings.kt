@@ -3,6 +3,7 @@ package dev.trellis.javaapi
 import dev.trellis.checkpoint.NodeCache
 import dev.trellis.javaapi.internal.NodeExecutors
 import dev.trellis.javaapi.internal.blockingInterceptor
+import dev.trellis.runtime.Budget
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunControl
 import dev.trellis.runtime.RunOptions
@@ -36,7 +37,11 @@ public class RunSettings private constructor(
     /** The interceptors of every node of every run, outermost first (see [Interceptor]). */
     public val interceptors: List<Interceptor>,
     internal val cacheOrNull: NodeCache? = null,
+    internal val budgetOrNull: Budget?,
 ) {
+    /** The limits of every run — node executions, time spent, meters; empty (the default) for the graph's alone. */
+    public val budget: Optional<Budget> get() = Optional.ofNullable(budgetOrNull)
+
     /** The run id of every run; empty (the default) for a fresh random id per run. */
     public val runId: Optional<String> get() = Optional.ofNullable(runIdOrNull)
 
@@ -65,6 +70,7 @@ public class RunSettings private constructor(
         control = controlOrNull,
         interceptors = interceptors.map { blockingInterceptor(it, NodeExecutors.defaultDispatcher) },
         cache = cacheOrNull,
+        budget = budgetOrNull,
     )
 
     /** A builder holding these settings. */
@@ -73,7 +79,8 @@ public class RunSettings private constructor(
     override fun toString(): String =
         "RunSettings(runId=$runIdOrNull, executor=$executorOrNull, clock=$clock, " +
             "executionHistoryLimit=$executionHistoryLimit, " +
-            "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull, interceptors=${interceptors.size}, cache=$cacheOrNull)"
+            "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull, interceptors=${interceptors.size}, " +
+            "cache=$cacheOrNull, budget=$budgetOrNull)"
 
     /** Builds [RunSettings]; every setting is optional. */
     public class Builder internal constructor(from: RunSettings?) {
@@ -86,6 +93,7 @@ public class RunSettings private constructor(
         private var control: RunControl? = from?.controlOrNull
         private val interceptors = ArrayList(from?.interceptors.orEmpty())
         private var cache: NodeCache? = from?.cacheOrNull
+        private var budget: Budget? = from?.budgetOrNull
 
         /** Sets the run id of every run; null for a fresh random id per run. */
         public fun runId(runId: String?): Builder = apply { this.runId = runId }
@@ -128,6 +136,11 @@ public class RunSettings private constructor(
          * default) for none, and then a run of a graph with a cached node fails at its start.
          */
         public fun cache(cache: NodeCache?): Builder = apply { this.cache = cache }
+         * Bounds every run by [budget] (`docs/semantics.md` §13.4), e.g.
+         * `new Budget().withMeter("usd", 2.0).withMaxNodeExecutions(200).withMaxWallTime(Duration.ofMinutes(5))`; a run
+         * over it fails with `LimitExceededException`. Null (the default) for none beyond the graph's limits.
+         */
+        public fun budget(budget: Budget?): Builder = apply { this.budget = budget }
 
         /**
          * Returns the settings.
@@ -144,6 +157,7 @@ public class RunSettings private constructor(
             control,
             Collections.unmodifiableList(ArrayList(interceptors)),
             cache,
+            budget,
         )
     }
 

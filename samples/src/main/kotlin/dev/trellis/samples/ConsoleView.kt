@@ -141,6 +141,7 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
                 event.path,
             )
             is RunEvent.NodeCacheStored -> Unit
+            is RunEvent.MetersCharged -> Unit // the totals are in the summary
         }
     }
 

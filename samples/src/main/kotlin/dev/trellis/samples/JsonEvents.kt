@@ -109,6 +109,12 @@ internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
             put("key", e.key)
             e.expiresAt?.let { put("expiresAt", it.toString()) }
         }
+        is RunEvent.MetersCharged -> {
+            put("node", e.nodeId)
+            put("execution", e.execution)
+            put("charges", buildJsonObject { e.charges.forEach { (meter, amount) -> put(meter, amount) } })
+            put("totals", buildJsonObject { e.totals.forEach { (meter, amount) -> put(meter, amount) } })
+        }
     }
 }
 

@@ -6,6 +6,7 @@ import dev.trellis.graph.Retry
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.graph.stateOf
+import dev.trellis.runtime.Budget
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.agent.Agent
 import dev.trellis.runtime.agent.AgentInput
@@ -113,6 +114,9 @@ internal object ResearchSample : Sample {
     const val ACCEPT_AT: Int = 3
     const val QUESTION: String = "Why is the sky blue?"
 
+    /** The run's budget of the cost meter's tokens (`docs/semantics.md` §13.4). */
+    const val TOKEN_BUDGET: Double = 20_000.0
+
     /** The tools of one run of the sample. */
     class Tools {
         val web = SearchTool("web", 300.milliseconds)
@@ -121,7 +125,7 @@ internal object ResearchSample : Sample {
         val code = SearchTool("code", 200.milliseconds)
         val all = listOf(web, papers, news, code)
 
-        /** Meters every node of the run (a graph-level interceptor). */
+        /** Meters every node of the run (a graph-level interceptor charging the run's `tokens` meter). */
         val meter = CostMeter()
     }
 
@@ -179,13 +183,19 @@ internal object ResearchSample : Sample {
     override suspend fun run(context: SampleContext, onEvent: suspend (RunEvent) -> Unit): SampleOutcome {
         val tools = Tools()
         val writer = WriterAgent()
-        val result =
-            runAndCollect(graph(tools, writer), stateOf(Research.question to QUESTION), context, onEvent = onEvent)
+        val budget = Budget().withMeter(CostMeter.TOKENS, TOKEN_BUDGET).withMaxNodeExecutions(40)
+        val result = runAndCollect(
+            graph(tools, writer),
+            stateOf(Research.question to QUESTION),
+            context,
+            budget = budget,
+            onEvent = onEvent,
+        )
         return SampleOutcome(
             listOf(result),
             listOf(
                 "search tool calls: " + tools.all.joinToString { "${it.source}=${it.calls.get()}" },
-                tools.meter.summary(),
+                CostMeter.summary(result, TOKEN_BUDGET),
                 "writer memory after the run: ${writer.memory.size} message(s) (restored after each execution)",
             ),
         )

@@ -3,6 +3,7 @@ package dev.trellis.samples
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.opentelemetry.TrellisTelemetry
+import dev.trellis.runtime.Budget
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.Interrupt
 import dev.trellis.runtime.RunEvent
@@ -38,8 +39,14 @@ internal class SampleContext(
     fun options(
         runId: String? = null,
         checkpointing: Checkpointing? = null,
-    ): RunOptions =
-        RunOptions(runId = runId, dispatcher = dispatcher, timeSource = timeSource, checkpointing = checkpointing)
+        budget: Budget? = null,
+    ): RunOptions = RunOptions(
+        runId = runId,
+        dispatcher = dispatcher,
+        timeSource = timeSource,
+        checkpointing = checkpointing,
+        budget = budget,
+    )
 
     /** The graphs the sample ran, by id, so the CLI can draw their runs (`--timeline`). */
     val graphs: MutableMap<String, Graph> = java.util.concurrent.ConcurrentHashMap()
@@ -59,11 +66,12 @@ internal suspend fun runAndCollect(
     input: State,
     context: SampleContext,
     runId: String? = null,
+    budget: Budget? = null,
     onEvent: suspend (RunEvent) -> Unit,
 ): RunResult {
     var result: RunResult? = null
     context.running(graph)
-    val options = context.options(runId)
+    val options = context.options(runId, budget = budget)
     val events = context.telemetry?.events(graph, input, options) ?: graph.events(input, options)
     events.collect { event ->
         onEvent(event)

@@ -11,6 +11,7 @@ import java.io.PrintStream
 import java.nio.file.Files
 import java.nio.file.Path
 import dev.trellis.samples.readme.caching.main as cachingMain
+import dev.trellis.samples.readme.budgets.main as budgetsMain
 import dev.trellis.samples.readme.composition.main as compositionMain
 import dev.trellis.samples.readme.durable.main as durableMain
 import dev.trellis.samples.readme.policies.main as policiesMain
@@ -64,6 +65,7 @@ class ReadmeSnippetsTest {
             snippet("kotlin/dev/trellis/samples/readme/composition/Composition.kt"),
             snippet("kotlin/dev/trellis/samples/readme/policies/Metering.kt"),
             snippet("kotlin/dev/trellis/samples/readme/caching/Caching.kt"),
+            snippet("kotlin/dev/trellis/samples/readme/budgets/Budgets.kt"),
         )
         blocks("java") shouldContainExactly listOf(snippet("java/dev/trellis/samples/readme/JavaQuickstart.java"))
     }
@@ -92,6 +94,14 @@ class ReadmeSnippetsTest {
             "[NOTES ON LIGHT, NOTES ON AIR, NOTES ON EYES]",
             "NOTES ON THE SKY",
             "air",
+        )
+    }
+
+    @Test
+    fun `the budget example stops the loop at the draft that went over the usd budget`() {
+        printed { budgetsMain() } shouldContainExactly listOf(
+            "usd over 0.1 at 0.12, by draft",
+            "{tokens=4800.0, usd=0.12}",
         )
     }
 

@@ -70,6 +70,8 @@ internal suspend fun Engine.runChild(
         Engine(graph, input(), childOptions, outbox.events, null, answers, nesting = nesting)
     }
     val result = child.execute()
+    // Its charges count toward this run's meters through the execution that ran it (`docs/semantics.md` §13.4).
+    child.position.meters?.let { execution.chargeAll(it.totals) }
     childResults[path] = result
     when (result.status) {
         Status.COMPLETED -> return result
@@ -91,9 +93,10 @@ private fun Engine.restoreChild(graph: Graph, key: String, data: ChildData): Res
 
 /**
  * The options of this run's child runs: the same run id, time, dispatcher, checkpoints and run-level interceptors (they
- * wrap the nodes of child runs too, `docs/semantics.md` §13.1); no control of their own.
+ * wrap the nodes of child runs too, `docs/semantics.md` §13.1); no control and no budget of their own (their charges
+ * count toward this run's, §13.4).
  */
-internal fun childOptionsOf(options: RunOptions, runId: String): RunOptions = options.with(runId, null)
+internal fun childOptionsOf(options: RunOptions, runId: String): RunOptions = options.with(runId, null, null)
 
 /** What a finished map task left: its writes (keys by index, values), or its collected failure. */
 private class TaskWrites(val keys: IntArray, val values: Array<Any?>)
@@ -121,10 +124,12 @@ internal suspend fun Engine.runMap(execution: Execution, scope: NodeScope, spec:
             done?.done == true -> {
                 restoredChildren.remove("$key[$i]")
                 outcomes[i] = decodeWrites(done.writes)
+                execution.chargeAll(decodeCharges(done.meters))
             }
             done?.error != null -> {
                 restoredChildren.remove("$key[$i]")
                 outcomes[i] = done.error
+                execution.chargeAll(decodeCharges(done.meters))
             }
             else -> pending[pendingCount++] = i
         }
@@ -173,11 +178,17 @@ private suspend fun Engine.runTask(
     try {
         task.run()
     } finally {
+        // A task's charges are its map execution's, whatever its end (`docs/semantics.md` §13.4).
+        task.charges?.let { execution.chargeAll(it.amounts) }
         if (outbox.events != null) withContext(NonCancellable) { sendTaskEnd(task) }
     }
+    val charged = task.charges?.amounts?.mapValuesTo(LinkedHashMap()) { it.value.toPlainString() } ?: emptyMap()
     return when (task.status) {
         Status.COMPLETED -> {
-            writer?.saveChild("$key[$i]", ChildData(reset = true, done = true, writes = encodeWrites(task)))
+            writer?.saveChild(
+                "$key[$i]",
+                ChildData(reset = true, done = true, writes = encodeWrites(task), meters = charged),
+            )
             task
         }
         Status.INTERRUPTED -> Interrupts(
@@ -190,7 +201,7 @@ private suspend fun Engine.runTask(
                 null
             } else {
                 val collected = TaskError(i, error.javaClass.name, error.message)
-                writer?.saveChild("$key[$i]", ChildData(reset = true, error = collected))
+                writer?.saveChild("$key[$i]", ChildData(reset = true, error = collected, meters = charged))
                 collected
             }
         }
@@ -332,6 +343,9 @@ private fun Engine.decodeWrites(writes: List<WriteData>): TaskWrites {
     }
     return TaskWrites(keyIndex, values)
 }
+
+private fun decodeCharges(meters: Map<String, String>): Map<String, java.math.BigDecimal> =
+    meters.mapValues { java.math.BigDecimal(it.value) }
 
 private fun decodeItems(over: StateKey<out List<*>>, element: kotlinx.serialization.json.JsonElement): List<*> =
     PersistenceJson.decodeFromJsonElement(over.serializer, element)

@@ -133,14 +133,18 @@ private suspend inline fun Engine.startEach(scope: CoroutineScope, onQueued: () 
         // A cancelled run starts nothing more, even when a node swallowed the cancellation.
         currentCoroutineContext().ensureActive()
         val index = position.pollReady()
-        if (position.totalExecutions >= config.maxNodeExecutions) {
-            fail(
-                LimitExceededException(
-                    "maxNodeExecutions",
-                    config.maxNodeExecutions,
-                    "node '${topology.nodes[index].id}' would start execution number ${position.totalExecutions + 1} of this run.",
-                ),
+        val over = if (position.totalExecutions >= maxExecutions) {
+            LimitExceededException.executions(
+                maxExecutions,
+                maxExecutions < config.maxNodeExecutions,
+                topology.nodes[index].id,
+                position.totalExecutions + 1,
             )
+        } else {
+            wallTimeExceeded(topology.nodes[index].id, starting = true)
+        }
+        if (over != null) {
+            fail(over)
             position.drop(index)
             return
         }

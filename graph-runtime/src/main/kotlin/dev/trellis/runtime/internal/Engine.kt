@@ -97,6 +97,19 @@ internal class Engine(
         private set
     private var startNanos = 0L
 
+    /** When this segment of the run started ([nanoTime]), for the budget's wall time (`Meters.kt`). */
+    val segmentStart: Long get() = startNanos
+
+    /** The time the run spent running in earlier segments (restored from its checkpoint). */
+    var spentBefore = 0L
+        private set
+
+    /** The budget's `maxWallTime` in nanoseconds, or -1 for none (the run then never reads the time for it). */
+    val wallLimitNanos: Long = if (nesting == null) options.budget?.maxWallTime?.inWholeNanoseconds ?: -1L else -1L
+
+    /** The executions the run may start: the smaller of the graph's and the budget's `maxNodeExecutions`. */
+    val maxExecutions: Int = minOf(config.maxNodeExecutions, options.budget?.maxNodeExecutions ?: Int.MAX_VALUE)
+
     /** The answers to pending interrupts by path; a child run gets those under its path. */
     private val answers: MutableMap<String, String> = HashMap(answers)
 
@@ -178,6 +191,8 @@ internal class Engine(
                     node
             }
         }
+        position.meters = Meters.decoded(data.meters, data.spentNanos)
+        spentBefore = data.spentNanos
         position.restore(
             counts,
             data.totalExecutions,
@@ -291,6 +306,8 @@ internal class Engine(
         val errors = recorder.errors
         if (nesting == null) outbox.send { RunEvent.RunStarted(runId, now(), graph.id, currentState) }
         if (restored == null) for (entry in topology.entries) position.markReady(entry)
+        if (wallLimitNanos >= 0 && position.meters == null) position.meters = Meters() // time spent is checkpointed
+        checkBudgetAtStart()
         // A resumed run with composite nodes starts a new delta chain here, so that a child's checkpoint never
         // extends the chain another process wrote (docs/persistence.md, nested checkpoints).
         if (checkpointer?.everyStep == true && (fresh || (graph.hasComposites && nesting == null))) checkpointStep()
@@ -372,6 +389,7 @@ internal class Engine(
     /** Saves a checkpoint of the current position; a failure to save fails the run. */
     private suspend fun checkpoint(status: String, full: Boolean = false, state: State = currentState) {
         val writer = checkpointer ?: return
+        position.meters?.spentNanos = spentNanos()
         val sequence = writer.checkpoint(status, full, state, position, recorder)
         outbox.post { RunEvent.CheckpointSaved(runId, now(), sequence, writer.lastWasFull) }
     }
@@ -408,5 +426,15 @@ internal class Engine(
     }
 
     private fun result(status: Status): RunResult =
-        recorder.result(runId, graph.id, status, currentState, position.counts, startNanos, nanoTime(), childResults)
+        recorder.result(
+            runId,
+            graph.id,
+            status,
+            currentState,
+            position.counts,
+            startNanos,
+            nanoTime(),
+            childResults,
+            position.meters?.asDoubles() ?: emptyMap(),
+        )
 }

@@ -173,6 +173,27 @@ internal open class Execution(
         engine.outbox.nodeSend(event)
     }
 
+    /**
+     * What this execution charged (`docs/semantics.md` §13.4): every attempt's, and its child runs' and map tasks';
+     * null until the first charge. Written under this execution's lock (map tasks charge their map concurrently).
+     */
+    var charges: Charges? = null
+        private set
+
+    override fun charge(meter: String, amount: Double) {
+        val exact = chargeAmount(node.id, meter, amount)
+        synchronized(this) { (charges ?: Charges().also { charges = it }).add(meter, exact) }
+    }
+
+    /** Adds the exact [amounts] (a child run's totals, a map task's charges) to this execution's charges. */
+    fun chargeAll(amounts: Map<String, java.math.BigDecimal>) {
+        if (amounts.isEmpty()) return
+        synchronized(this) {
+            val into = charges ?: Charges().also { charges = it }
+            for ((meter, amount) in amounts) into.add(meter, amount)
+        }
+    }
+
     /** The payload of this execution's interrupt, when [status] is INTERRUPTED. */
     var interruptPayload: String? = null
 

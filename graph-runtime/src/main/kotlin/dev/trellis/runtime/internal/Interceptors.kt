@@ -116,6 +116,8 @@ internal class Link(
 
     override suspend fun emit(payload: Any) = scope.emit(payload)
 
+    override fun charge(meter: String, amount: Double) = scope.charge(meter, amount)
+
     override fun toString(): String =
         "NodeChain(${node.id}, attempt ${scope.attempt}, interceptor $next of ${interceptors.size})"
 }

@@ -22,6 +22,9 @@ internal class Position(private val size: Int, input: State, private val channel
     /** Set when the run stops starting nodes: failed, interrupted or drained. */
     var halted = false
     var version = 0L
+
+    /** The run's meter totals and time spent (`Meters.kt`); null while nothing was charged and no budget needs it. */
+    var meters: Meters? = null
     val lastWriter = arrayOfNulls<String>(input.copyVersions().size)
 
     private val active = LongArray((size + 63) ushr 6)

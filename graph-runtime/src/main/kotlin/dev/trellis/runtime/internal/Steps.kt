@@ -25,6 +25,16 @@ internal fun Engine.complete(execution: Execution) {
     val index = execution.index
     position.finish(index)
     recorder.measure(execution)
+    // Budgets (`Meters.kt`): the execution's charges reach the totals at its end; a crossing stops the run after
+    // the execution's own end is processed (its writes merged, its edges decided).
+    // An interrupted subgraph or map node counts nothing now: its child runs and finished tasks keep their charges in
+    // their checkpoints, counted when it runs again and ends.
+    val charges =
+        if (execution.status == Status.INTERRUPTED && execution.node.composite != null) null else execution.charges
+    var crossing = charges?.let { chargeRun(execution, it) }
+    if (wallLimitNanos >= 0 && crossing == null && !position.failed) {
+        crossing = wallTimeExceeded(execution.node.id, false)
+    }
     when (execution.status) {
         Status.COMPLETED -> completed(execution)
         Status.FAILED -> failed(execution)
@@ -39,6 +49,7 @@ internal fun Engine.complete(execution: Execution) {
             )
         }
     }
+    if (crossing != null && !position.failed) fail(crossing)
     recorder.nodeStatus[index] = execution.status
     checkpointer?.recordNode(index)
     if (execution.status != Status.INTERRUPTED && execution.node.composite != null) {

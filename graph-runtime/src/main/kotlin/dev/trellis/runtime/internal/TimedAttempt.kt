@@ -130,13 +130,19 @@ internal class TimedAttempt(override val execution: Execution) : AttemptScope, C
         }
     }
 
+    override fun charge(meter: String, amount: Double) = synchronized(this) {
+        if (abandoned) throw abandonedError()
+        execution.charge(meter, amount)
+    }
+
     override fun interrupt(payload: String): String = synchronized(this) {
         if (abandoned) throw abandonedError()
         execution.interrupt(payload)
     }
 
     private fun abandonedError() = CancellationException(
-        "Node '$nodeId' (attempt $attempt) ran past its timeout and was abandoned; its writes, events and interrupts are discarded.",
+        "Node '$nodeId' (attempt $attempt) ran past its timeout and was abandoned; its writes, events, charges and " +
+            "interrupts are discarded.",
     )
 
     /**

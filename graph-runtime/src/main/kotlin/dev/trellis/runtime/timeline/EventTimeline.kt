@@ -72,10 +72,12 @@ internal object EventTimeline {
                     0,
                     "checkpoint ${event.checkpoint} (${if (event.full) "full" else "delta"})",
                 )
-                is RunEvent.EdgeTaken, is RunEvent.Terminal -> Unit
+                is RunEvent.EdgeTaken, is RunEvent.MetersCharged, is RunEvent.Terminal -> Unit
                 is RunEvent.NodeCacheHit, is RunEvent.NodeCacheStored -> Unit
             }
-            if (event is RunEvent.NodeEvent && event !is RunEvent.Custom && event !is RunEvent.NodeRetrying) {
+            if (event is RunEvent.NodeEvent && event !is RunEvent.Custom && event !is RunEvent.NodeRetrying &&
+                event !is RunEvent.MetersCharged
+            ) {
                 open[event.nodeId to event.execution]?.let { lastStatus[event.nodeId] = it.status }
             }
         }

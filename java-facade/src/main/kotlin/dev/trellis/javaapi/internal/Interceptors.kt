@@ -72,5 +72,7 @@ private class BlockingChain(private val chain: NodeChain, private val scope: Cor
         }
     }
 
+    override fun charge(meter: String, amount: Double) = chain.charge(meter, amount)
+
     override fun toString(): String = "Interceptor.Chain($chain)"
 }

@@ -241,6 +241,8 @@ internal object PositionCodec {
             totalExecutions = last.totalExecutions,
             interrupts = last.interrupts,
             errors = last.errors,
+            meters = last.meters,
+            spentNanos = last.spentNanos,
         )
         // Only the children of executions that run again on resume matter; those of finished ones are history.
         val live = children.filterKeys { key ->

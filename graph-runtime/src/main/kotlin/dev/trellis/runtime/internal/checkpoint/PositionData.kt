@@ -46,6 +46,13 @@ internal class PositionData(
     val children: Map<String, ChildData> = emptyMap(),
     /** Whether this record only carries [children]: the position of the run itself is the previous record's. */
     val childrenOnly: Boolean = false,
+    /**
+     * The run's meter totals (exact decimal text) by meter, complete in every record; absent before budgets existed
+     * (`docs/semantics.md` §13.4).
+     */
+    val meters: Map<String, String> = emptyMap(),
+    /** The time the run spent running up to this checkpoint, when its budget has a wall time or it was restored so. */
+    val spentNanos: Long = 0,
 )
 
 /**
@@ -62,6 +69,8 @@ internal class ChildData(
     val done: Boolean = false,
     val writes: List<WriteData> = emptyList(),
     val error: dev.trellis.graph.TaskError? = null,
+    /** What a finished map task charged (exact decimal text), counted again toward its map when the run resumes. */
+    val meters: Map<String, String> = emptyMap(),
 ) {
     /** This entry with [patch] applied: a reset patch replaces it, others extend its chain and set what they set. */
     operator fun plus(patch: ChildData): ChildData = if (patch.reset) {
@@ -73,6 +82,7 @@ internal class ChildData(
             done = done || patch.done,
             writes = if (patch.done) patch.writes else writes,
             error = patch.error ?: error,
+            meters = if (patch.done || patch.error != null) patch.meters else meters,
         )
     }
 }

@@ -65,6 +65,8 @@ internal object PositionEncoder {
             interrupts = interruptData(interrupts),
             errors = errors.map { it.toString() },
             children = HashMap(children),
+            meters = position.meters?.encoded() ?: emptyMap(),
+            spentNanos = position.meters?.spentNanos ?: 0,
         )
     }
 
@@ -162,7 +164,19 @@ internal object PositionEncoder {
             if (i > 0) out.append(',')
             out.appendJson(errors[i].toString())
         }
-        return out.append("]}}").toString()
+        out.append(']')
+        val meters = position.meters
+        if (meters != null) {
+            out.append(",\"meters\":{")
+            var firstMeter = true
+            for ((meter, total) in meters.totals) {
+                if (!firstMeter) out.append(',')
+                firstMeter = false
+                out.appendJson(meter).append(':').appendJson(total.toPlainString())
+            }
+            out.append("},\"spentNanos\":").append(meters.spentNanos)
+        }
+        return out.append("}}").toString()
     }
 
     /**
