@@ -136,6 +136,8 @@ public class RunSettings private constructor(
          * default) for none, and then a run of a graph with a cached node fails at its start.
          */
         public fun cache(cache: NodeCache?): Builder = apply { this.cache = cache }
+
+        /**
          * Bounds every run by [budget] (`docs/semantics.md` §13.4), e.g.
          * `new Budget().withMeter("usd", 2.0).withMaxNodeExecutions(200).withMaxWallTime(Duration.ofMinutes(5))`; a run
          * over it fails with `LimitExceededException`. Null (the default) for none beyond the graph's limits.
