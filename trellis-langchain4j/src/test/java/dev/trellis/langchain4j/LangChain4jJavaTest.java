@@ -60,7 +60,7 @@ class LangChain4jJavaTest {
     }
 
     @Test
-    void chatAndStreamingChatActionsInABlockingNode() {
+    void chatAndStreamingChatActionsInABlockingNode() throws Exception {
         Scripted model = new Scripted(AiMessage.from("Four."));
         ScriptedStreamingModel streaming = new ScriptedStreamingModel(List.of("It ", "is ", "four."), null, null);
         Graph graph = JavaGraph.builder("java-chat", schema)
@@ -87,7 +87,7 @@ class LangChain4jJavaTest {
     }
 
     @Test
-    void aReactAgentWithAJavaToolObject() {
+    void aReactAgentWithAJavaToolObject() throws Exception {
         Calculator calculator = new Calculator();
         Scripted model = new Scripted(
             AiMessage.from(ToolExecutionRequest.builder().id("1").name("add").arguments("{\"a\": 2, \"b\": 2}").build()),
