@@ -55,7 +55,11 @@ public object ChatActions {
         context.set(output, response.aiMessage().text().orEmpty())
     }
 
-    private fun streamBlocking(model: StreamingChatModel, context: NodeContext, messages: List<ChatMessage>): ChatResponse {
+    private fun streamBlocking(
+        model: StreamingChatModel,
+        context: NodeContext,
+        messages: List<ChatMessage>,
+    ): ChatResponse {
         val done = CompletableFuture<ChatResponse>()
         val handle = AtomicReference<StreamingHandle?>()
         val handler =
@@ -71,7 +75,8 @@ public object ChatActions {
                     if (done.isDone) return
                     try {
                         context.emit(AgentEvent.Token(context.nodeId, text))
-                    } catch (e: Exception) { // the run was cancelled: stop the stream
+                    } catch (e: Exception) {
+                        // the run was cancelled: stop the stream
                         handle.get()?.cancel()
                         done.completeExceptionally(e)
                     }

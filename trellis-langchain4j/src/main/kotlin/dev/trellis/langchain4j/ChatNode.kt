@@ -122,7 +122,8 @@ private val lenientJson = Json { ignoreUnknownKeys = true }
 
 internal fun <T> decodeAnswer(text: String, output: StateKey<T>, nodeId: String): T = try {
     lenientJson.decodeFromString(output.serializer, stripFence(text))
-} catch (e: IllegalArgumentException) { // SerializationException included
+} catch (e: IllegalArgumentException) {
+    // SerializationException included
     throw IllegalStateException(
         "Node '$nodeId' got an answer that is not a ${output.typeName} for key '${output.name}': ${e.message}. " +
             "Answer: ${text.take(200)}. Describe the JSON expected in the prompt, or give the node a retry policy.",

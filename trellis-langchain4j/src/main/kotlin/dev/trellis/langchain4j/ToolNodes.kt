@@ -37,7 +37,12 @@ public fun GraphBuilder.toolCallingChatNode(
     onAnswer?.invoke(this, ai)
 }
 
-internal suspend fun callWithTools(model: ChatModel, tools: Tools, history: List<Message>, system: String?): Message.Ai {
+internal suspend fun callWithTools(
+    model: ChatModel,
+    tools: Tools,
+    history: List<Message>,
+    system: String?,
+): Message.Ai {
     val messages = ArrayList<ChatMessage>(history.size + 1)
     if (system != null) messages += Message.System(system).toChatMessage()
     history.mapTo(messages) { it.toChatMessage() }

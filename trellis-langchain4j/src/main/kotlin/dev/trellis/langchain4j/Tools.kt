@@ -187,7 +187,9 @@ private class MethodTool(private val target: Any, private val method: Method) : 
         Boolean::class.javaObjectType -> text.toBooleanStrict()
         else ->
             type.enumConstants.firstOrNull { (it as Enum<*>).name == text }
-                ?: throw IllegalArgumentException("Tool '${method.name}' got '$text', not one of ${type.enumConstants.toList()}.")
+                ?: throw IllegalArgumentException(
+                    "Tool '${method.name}' got '$text', not one of ${type.enumConstants.toList()}.",
+                )
     }
 
     private companion object {

@@ -60,7 +60,14 @@ class ChatNodeTest {
         val model = ScriptedChatModel(Turn.Fail(IllegalStateException("rate limited")), Turn.Text("ok"))
         val qa =
             graph("retry", Qa) {
-                start(chatNode("ask", model, Qa.answer, retry = Retry.fixed(2, 1.milliseconds)) { listOf(UserMessage.from("q")) })
+                start(
+                    chatNode(
+                        "ask",
+                        model,
+                        Qa.answer,
+                        retry = Retry.fixed(2, 1.milliseconds),
+                    ) { listOf(UserMessage.from("q")) },
+                )
             }
         val result = qa.invoke(stateOf(Qa.question to "q"))
         result.state[Qa.answer] shouldBe "ok"
@@ -90,7 +97,11 @@ class ChatNodeTest {
     @Test
     fun `a structured answer that never decodes fails naming the node and the key`(): Unit = runBlocking {
         val model = ScriptedChatModel(Turn.Text("no json here"))
-        val review = graph("judge", Qa) { start(structuredChatNode("judge", model, Qa.verdict) { listOf(UserMessage.from("?")) }) }
+        val review =
+            graph(
+                "judge",
+                Qa,
+            ) { start(structuredChatNode("judge", model, Qa.verdict) { listOf(UserMessage.from("?")) }) }
         val error = shouldThrow<GraphRunException> { review.invoke(stateOf(Qa.question to "q")) }
         error.cause!!.message!! shouldContain "Node 'judge' got an answer that is not a"
         error.cause!!.message!! shouldContain "key 'verdict'"
@@ -102,7 +113,14 @@ class ChatNodeTest {
             val model = ScriptedStreamingModel(listOf("The ", "sky ", "is ", "blue."))
             val write =
                 graph("write", Qa) {
-                    start(streamingChatNode("write", model, Qa.answer, Qa.history) { listOf(UserMessage.from(it[Qa.question])) })
+                    start(
+                        streamingChatNode(
+                            "write",
+                            model,
+                            Qa.answer,
+                            Qa.history,
+                        ) { listOf(UserMessage.from(it[Qa.question])) },
+                    )
                 }
             val events = write.events(stateOf(Qa.question to "sky?")).toList()
             val tokens = events.filterIsInstance<RunEvent.Custom>().map { it.payload }
@@ -117,7 +135,8 @@ class ChatNodeTest {
     @Test
     fun `a stream that breaks fails the node with the model's error`(): Unit = runBlocking {
         val model = ScriptedStreamingModel(listOf("a", "b", "c"), failAfter = 2)
-        val write = graph("write", Qa) { start(streamingChatNode("write", model, Qa.answer) { listOf(UserMessage.from("?")) }) }
+        val write =
+            graph("write", Qa) { start(streamingChatNode("write", model, Qa.answer) { listOf(UserMessage.from("?")) }) }
         val error = shouldThrow<GraphRunException> { write.invoke(stateOf(Qa.question to "q")) }
         error.cause!!.message shouldBe "stream broke after 2 tokens"
     }
@@ -126,7 +145,11 @@ class ChatNodeTest {
     fun `cancelling a run while it streams cancels the model's stream and ends the run CANCELLED`(): Unit =
         runBlocking {
             val model = ScriptedStreamingModel(listOf("one ", "two ", "three ", "four"), holdAfter = 2)
-            val write = graph("write", Qa) { start(streamingChatNode("write", model, Qa.answer) { listOf(UserMessage.from("?")) }) }
+            val write =
+                graph(
+                    "write",
+                    Qa,
+                ) { start(streamingChatNode("write", model, Qa.answer) { listOf(UserMessage.from("?")) }) }
             val seen = ArrayList<RunEvent>()
             val twoTokens = CompletableDeferred<Unit>()
             val handle =

@@ -27,7 +27,13 @@ class RouterNodeTest {
         val billing = node("billing") { set(Support.handledBy, "billing") }
         val tech = node("tech") { set(Support.handledBy, "tech") }
         val triage =
-            routerNode("triage", model, Support.route, mapOf(billing to "invoices, refunds", tech to "bugs"), retry = retry) {
+            routerNode(
+                "triage",
+                model,
+                Support.route,
+                mapOf(billing to "invoices, refunds", tech to "bugs"),
+                retry = retry,
+            ) {
                 listOf(UserMessage.from(it[Support.ticket]))
             }
         start(triage)

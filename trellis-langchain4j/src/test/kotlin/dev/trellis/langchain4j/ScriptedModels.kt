@@ -48,7 +48,9 @@ class ScriptedChatModel(vararg script: Turn, private val latencyMillis: Long = 0
                 is Turn.Calls ->
                     AiMessage.from(
                         turn.calls.mapIndexed { i, (name, args) ->
-                            ToolExecutionRequest.builder().id("call-${requests.size}-$i").name(name).arguments(args).build()
+                            ToolExecutionRequest.builder().id(
+                                "call-${requests.size}-$i",
+                            ).name(name).arguments(args).build()
                         },
                     )
                 is Turn.Fail -> throw turn.error

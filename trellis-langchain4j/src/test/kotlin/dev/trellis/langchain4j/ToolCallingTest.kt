@@ -102,7 +102,8 @@ class ToolCallingTest {
             result.state[AgentState.steps] shouldBe 2
             events.filterIsInstance<RunEvent.NodeStarted>().map { it.path } shouldContainExactly
                 listOf("model", "tools", "tools[0]", "tools[1]", "model")
-            events.filterIsInstance<RunEvent.Custom>().map { (it.payload as AgentEvent.Step).description }.sorted() shouldBe
+            val steps = events.filterIsInstance<RunEvent.Custom>().map { (it.payload as AgentEvent.Step).description }
+            steps.sorted() shouldBe
                 listOf(
                     """temperature({"city": "Paris", "unit": "CELSIUS"})""",
                     """temperature({"city": "Rome", "unit": "FAHRENHEIT"})""",
@@ -148,7 +149,14 @@ class ToolCallingTest {
     fun `the step budget stops a model that keeps asking for tools, before its tools run`(): Unit = runBlocking {
         val weather = Weather()
         val model = ScriptedChatModel(parisAndRome, parisAndRome, parisAndRome)
-        val error = shouldThrow<GraphRunException> { reactAgent(model, Tools.from(weather), maxSteps = 2).invoke(question("?")) }
+        val error =
+            shouldThrow<GraphRunException> {
+                reactAgent(
+                    model,
+                    Tools.from(weather),
+                    maxSteps = 2,
+                ).invoke(question("?"))
+            }
         val budget = error.cause as StepBudgetExceededException
         budget.maxSteps shouldBe 2
         budget.requested shouldBe listOf("temperature", "temperature")
@@ -168,14 +176,21 @@ class ToolCallingTest {
         val running = async { first.invoke(question("Weather?"), options) }
         // Paris's call ended (its task record is stored) while Rome's hangs: then the process "dies".
         withTimeout(30_000) {
-            while (!weather.held.await(0, TimeUnit.SECONDS) || weather.count("Paris") < 1 || !parisStored(store)) delay(5)
+            while (!weather.held.await(0, TimeUnit.SECONDS) || weather.count("Paris") < 1 ||
+                !parisStored(store)
+            ) {
+                delay(5)
+            }
         }
         running.cancelAndJoin()
 
         // Another process: a new graph, a new model that answers after the tools, the same database.
         weather.holdCity = null
         val model = ScriptedChatModel(Turn.Text("Paris and Rome are warm."))
-        val resumed = reactAgent(model, Tools.from(weather)).resume("trip", RunOptions(checkpointing = Checkpointing(SqliteCheckpointStore(db))))
+        val resumed = reactAgent(
+            model,
+            Tools.from(weather),
+        ).resume("trip", RunOptions(checkpointing = Checkpointing(SqliteCheckpointStore(db))))
         resumed.status shouldBe Status.COMPLETED
         resumed.state[AgentState.answer] shouldBe "Paris and Rome are warm."
         weather.count("Paris") shouldBe 1 // completed before the stop: never again
@@ -185,7 +200,9 @@ class ToolCallingTest {
     }
 
     @Test
-    fun `a run stopped between the tool calls and the next model call runs no tool again`(@TempDir dir: Path): Unit =
+    fun `a run stopped between the tool calls and the next model call runs no tool again`(
+        @TempDir dir: Path,
+    ): Unit =
         runBlocking {
             val db = dir.resolve("runs.db")
             val weather = Weather()
@@ -196,7 +213,10 @@ class ToolCallingTest {
             running.cancelAndJoin()
 
             val model = ScriptedChatModel(Turn.Text("warm"))
-            val resumed = reactAgent(model, Tools.from(weather)).resume("trip2", RunOptions(checkpointing = Checkpointing(SqliteCheckpointStore(db))))
+            val resumed = reactAgent(
+                model,
+                Tools.from(weather),
+            ).resume("trip2", RunOptions(checkpointing = Checkpointing(SqliteCheckpointStore(db))))
             resumed.state[AgentState.answer] shouldBe "warm"
             weather.count("Paris") shouldBe 1
             weather.count("Rome") shouldBe 1
@@ -230,14 +250,19 @@ class ToolCallingTest {
 
         val model = ScriptedChatModel(Turn.Text("Sent."))
         val done =
-            reactAgent(model, tools).resume("mail", RunOptions(checkpointing = Checkpointing(SqliteCheckpointStore(db))), "yes")
+            reactAgent(
+                model,
+                tools,
+            ).resume("mail", RunOptions(checkpointing = Checkpointing(SqliteCheckpointStore(db))), "yes")
         done.state[AgentState.answer] shouldBe "Sent."
         mailer.sent.get() shouldBe 1
         weather.count("Paris") shouldBe 1
     }
 
     @Test
-    fun `a refused tool call does not run and the model is told so`(@TempDir dir: Path): Unit = runBlocking {
+    fun `a refused tool call does not run and the model is told so`(
+        @TempDir dir: Path,
+    ): Unit = runBlocking {
         val db = dir.resolve("runs.db")
         val mailer = Mailer()
         val tools = Tools.builder().add(mailer).requireApproval("send").build()
@@ -247,7 +272,10 @@ class ToolCallingTest {
             Status.INTERRUPTED
         val model = ScriptedChatModel(Turn.Text("I did not send it."))
         val done =
-            reactAgent(model, tools).resume("refuse", RunOptions(checkpointing = Checkpointing(SqliteCheckpointStore(db))), "no")
+            reactAgent(
+                model,
+                tools,
+            ).resume("refuse", RunOptions(checkpointing = Checkpointing(SqliteCheckpointStore(db))), "no")
         done.state[AgentState.answer] shouldBe "I did not send it."
         mailer.sent.get() shouldBe 0
         model.requests.single().messages().filterIsInstance<ToolExecutionResultMessage>().single().text() shouldBe
@@ -256,7 +284,8 @@ class ToolCallingTest {
 
     @Test
     fun `requireApproval of a tool that is not there fails naming the tools`() {
-        val error = shouldThrow<IllegalArgumentException> { Tools.builder().add(Mailer()).requireApproval("mail").build() }
+        val error =
+            shouldThrow<IllegalArgumentException> { Tools.builder().add(Mailer()).requireApproval("mail").build() }
         error.message shouldBe
             "requireApproval names [mail], which are not among the tools added ([send]); add those tools, or fix the names."
     }
