@@ -1,0 +1,144 @@
+package dev.trellis.langchain4j
+
+import dev.langchain4j.model.chat.ChatModel
+import dev.trellis.graph.Graph
+import dev.trellis.graph.Retry
+import dev.trellis.graph.StateKey
+import dev.trellis.graph.StateSchema
+import dev.trellis.graph.graph
+
+/**
+ * The state of a [reactAgent] graph: the [messages] of the conversation (start a run with the user's question
+ * there), the [toolCalls] of the model's latest answer, the number of model calls made ([steps]) and the final
+ * [answer].
+ *
+ * ```kotlin
+ * val result = agent.invoke(stateOf(AgentState.messages to listOf(Message.User("Weather in Paris?"))))
+ * println(result.state[AgentState.answer])
+ * ```
+ */
+public object AgentState : StateSchema("react-agent") {
+    /** The conversation: the input messages, then every model answer and tool result, in order. */
+    @JvmField
+    public val messages: StateKey<List<Message>> = Conversation.key(this, "messages")
+
+    /** The tool calls of the model's latest answer; empty once it answered. */
+    @JvmField
+    public val toolCalls: StateKey<List<ToolCall>> = key("toolCalls", emptyList())
+
+    /** How many times the model was called in this run. */
+    @JvmField
+    public val steps: StateKey<Int> = key("steps", 0)
+
+    /** The text of the model's final answer (the first without tool calls). */
+    @JvmField
+    public val answer: StateKey<String> = key("answer", "")
+}
+
+/**
+ * Thrown when a [reactAgent]'s model still asks for tools at its last allowed step: no tool of that answer runs.
+ */
+public class StepBudgetExceededException(
+    /** The agent graph's id. */
+    public val agent: String,
+    /** The budget: the most model calls one run may make. */
+    public val maxSteps: Int,
+    /** The tools the model asked for at its last step. */
+    public val requested: List<String>,
+) : IllegalStateException(
+        "ReAct agent '$agent' made its $maxSteps model calls (maxSteps) and the model still asks for tools " +
+            "$requested; raise maxSteps, or tell the model (in the system prompt) to answer with what it has.",
+    )
+
+/**
+ * A ReAct agent as a graph over [AgentState]: node `model` calls [model] with the conversation and [tools]; while
+ * the answer asks for tools, map node `tools` runs them (in parallel, each call a task, see [toolNode]) and the
+ * model is called again with their results; the first answer without tool calls is written to
+ * [AgentState.answer] and ends the run. At most [maxSteps] model calls: when the model still asks for tools at the
+ * last one, the run fails with [StepBudgetExceededException].
+ *
+ * Run it directly, or embed it in a larger graph as a subgraph node (its interrupts then have paths like
+ * `agent/tools[0]`). From Java, [ReactAgent.builder].
+ *
+ * ```kotlin
+ * val agent = reactAgent(model, Tools.from(Weather()), maxSteps = 5, system = "Use the tools; be brief.")
+ * ```
+ */
+public fun reactAgent(
+    model: ChatModel,
+    tools: Tools,
+    maxSteps: Int = 10,
+    system: String? = null,
+    id: String = "react-agent",
+    toolRetry: Retry? = null,
+    maxParallelTools: Int = Int.MAX_VALUE,
+): Graph {
+    require(maxSteps >= 1) { "maxSteps is $maxSteps; a ReAct agent needs at least 1 model call." }
+    return graph(id, AgentState) {
+        val callModel =
+            node("model", description = "model with tools ${tools.names}") {
+                val step = get(AgentState.steps) + 1
+                val ai = callWithTools(model, tools, get(AgentState.messages), system)
+                if (ai.toolCalls.isNotEmpty() && step >= maxSteps) {
+                    throw StepBudgetExceededException(id, maxSteps, ai.toolCalls.map { it.name })
+                }
+                set(AgentState.messages, listOf(ai))
+                set(AgentState.toolCalls, ai.toolCalls)
+                set(AgentState.steps, step)
+                if (ai.toolCalls.isEmpty()) set(AgentState.answer, ai.text.orEmpty())
+            }
+        val runTools =
+            toolNode(
+                "tools",
+                tools,
+                AgentState.toolCalls,
+                AgentState.messages,
+                maxConcurrency = maxParallelTools,
+                retry = toolRetry,
+            )
+        start(callModel)
+        callModel.route(runTools, END) { if (it[AgentState.toolCalls].isEmpty()) END else runTools }
+        runTools then callModel
+        config { maxNodeExecutions = maxOf(maxNodeExecutions, 2 * maxSteps + 1) }
+    }
+}
+
+/**
+ * Builds a [reactAgent] graph from Java.
+ *
+ * ```java
+ * Graph agent = ReactAgent.builder(model).tools(Tools.from(new Weather())).maxSteps(5).build();
+ * ```
+ */
+public class ReactAgent private constructor(private val model: ChatModel) {
+    private var tools: Tools = Tools.builder().build()
+    private var maxSteps = 10
+    private var system: String? = null
+    private var id = "react-agent"
+    private var maxParallelTools = Int.MAX_VALUE
+
+    /** The tools the model may call (none by default). */
+    public fun tools(tools: Tools): ReactAgent = apply { this.tools = tools }
+
+    /** The most model calls one run may make (10 by default). */
+    public fun maxSteps(maxSteps: Int): ReactAgent = apply { this.maxSteps = maxSteps }
+
+    /** The system prompt, sent before the conversation on every call (none by default). */
+    public fun system(system: String?): ReactAgent = apply { this.system = system }
+
+    /** The graph's id ("react-agent" by default). */
+    public fun id(id: String): ReactAgent = apply { this.id = id }
+
+    /** How many tool calls of one answer run at once (all by default). */
+    public fun maxParallelTools(max: Int): ReactAgent = apply { maxParallelTools = max }
+
+    /** The agent's graph. */
+    public fun build(): Graph = reactAgent(model, tools, maxSteps, system, id, null, maxParallelTools)
+
+    /** Starts a builder. */
+    public companion object {
+        /** A builder of a ReAct agent over [model]. */
+        @JvmStatic
+        public fun builder(model: ChatModel): ReactAgent = ReactAgent(model)
+    }
+}
