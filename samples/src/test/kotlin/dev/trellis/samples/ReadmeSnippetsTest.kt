@@ -10,8 +10,8 @@ import java.io.ByteArrayOutputStream
 import java.io.PrintStream
 import java.nio.file.Files
 import java.nio.file.Path
-import dev.trellis.samples.readme.caching.main as cachingMain
 import dev.trellis.samples.readme.budgets.main as budgetsMain
+import dev.trellis.samples.readme.caching.main as cachingMain
 import dev.trellis.samples.readme.composition.main as compositionMain
 import dev.trellis.samples.readme.durable.main as durableMain
 import dev.trellis.samples.readme.policies.main as policiesMain
