@@ -24,10 +24,15 @@ public class Node internal constructor(
     public val slice: NodeSlice? = null,
     /** The node's own interceptors, outermost first, inside the run's and the graph's (`docs/semantics.md` §13). */
     public val interceptors: List<NodeInterceptor> = emptyList(),
+    /** What undoes a completed execution of this node when the run fails (`docs/semantics.md` §13.6), or null. */
+    public val compensation: Compensation? = null,
 ) {
-    /** This node with [interceptors]; the builder's way to attach the policies declared after the node. */
-    internal fun withPolicies(interceptors: List<NodeInterceptor>): Node =
-        if (interceptors.isEmpty()) {
+    /**
+     * This node with [interceptors] and [compensation]; the builder's way to attach the policies declared after the
+     * node.
+     */
+    internal fun withPolicies(interceptors: List<NodeInterceptor>, compensation: Compensation?): Node =
+        if (interceptors.isEmpty() && compensation == null) {
             this
         } else {
             Node(
@@ -40,6 +45,7 @@ public class Node internal constructor(
                 composite,
                 slice,
                 interceptors,
+                compensation,
             )
         }
 

@@ -52,6 +52,11 @@ public class RunOptions(
      * (`docs/semantics.md` §13).
      */
     public val interceptors: List<NodeInterceptor> = emptyList(),
+    /**
+     * Whether a cancelled run runs the compensations of its completed executions, as a failed run does
+     * (`docs/semantics.md` §13.6); the caller's cancellation then waits for them. Default false.
+     */
+    public val compensateOnCancel: Boolean = false,
 ) {
     init {
         require(
@@ -74,6 +79,7 @@ public class RunOptions(
         checkpointing,
         control,
         interceptors,
+        compensateOnCancel,
     )
 
     /** Defaults. */

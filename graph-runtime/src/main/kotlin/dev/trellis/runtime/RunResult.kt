@@ -32,6 +32,11 @@ public class RunResult internal constructor(
      * (`docs/semantics.md` §11).
      */
     public val children: Map<String, RunResult> = emptyMap(),
+    /**
+     * The compensations a failed run ran (`docs/semantics.md` §13.6), in the order they ran (reverse completion
+     * order), each with its outcome; empty when the run did not fail or nothing had a compensation.
+     */
+    public val compensations: List<CompensationResult> = emptyList(),
 ) {
     /** The result of the last child run at [path] (`research`, `research[3]`, or deeper: `research/web[0]`). */
     public fun child(path: String): RunResult {

@@ -72,7 +72,13 @@ internal suspend fun Engine.runChild(
     } else {
         Engine(graph, input(), childOptions, outbox.events, null, answers, nesting = nesting)
     }
-    val result = child.execute()
+    var handUp = true
+    val result = try {
+        child.execute().also { handUp = it.status != Status.INTERRUPTED }
+    } finally {
+        // An interrupted child keeps its list in its own checkpoints: it comes back with the child on resume.
+        child.saga?.let { if (handUp) (execution.owner ?: execution).addChildCompensable(execution.task, it.entries) }
+    }
     childResults[path] = result
     when (result.status) {
         Status.COMPLETED -> return result
@@ -124,6 +130,7 @@ internal suspend fun Engine.runMap(execution: Execution, scope: NodeScope, spec:
             done?.done == true -> {
                 restoredChildren.remove("$key[$i]")
                 outcomes[i] = decodeWrites(done.writes)
+                if (done.compensable.isNotEmpty()) execution.addChildCompensable(i, decodeCompensables(done.compensable))
             }
             done?.error != null -> {
                 restoredChildren.remove("$key[$i]")
@@ -189,6 +196,7 @@ private suspend fun Engine.runTask(
         child
     }
     task = Execution(this, execution.node, execution.index, execution.number, execution.snapshot, path, i, body)
+    task.owner = execution
     val node = execution.node.id
     outbox.nodeSend { RunEvent.NodeStarted(runId, now(), node, execution.number, path, i) }
     try {
@@ -198,7 +206,8 @@ private suspend fun Engine.runTask(
     }
     return when (task.status) {
         Status.COMPLETED -> {
-            writer?.saveChild("$key[$i]", ChildData(reset = true, done = true, writes = encodeWrites(task)))
+            val compensable = if (writer == null) emptyList() else compensableOfTask(execution, i)
+            writer?.saveChild("$key[$i]", ChildData(reset = true, done = true, writes = encodeWrites(task), compensable = compensable))
             task
         }
         Status.INTERRUPTED -> Interrupts(

@@ -60,6 +60,7 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
         startNanos: Long,
         endNanos: Long,
         children: Map<String, RunResult> = emptyMap(),
+        compensations: List<dev.trellis.runtime.CompensationResult> = emptyList(),
     ): RunResult {
         val kept = history.toTypedArray()
         val countsCopy = counts.copyOf()
@@ -91,6 +92,7 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
                     ?: listOf(Interrupt(it.node.id, it.interruptPayload ?: "", it.path))
             },
             if (children.isEmpty()) emptyMap() else LinkedHashMap(children),
+            compensations,
         )
     }
 

@@ -25,6 +25,7 @@ internal fun Engine.complete(execution: Execution) {
     val index = execution.index
     position.finish(index)
     recorder.measure(execution)
+    if (execution.childCompensable != null) takeChildCompensable(execution)
     when (execution.status) {
         Status.COMPLETED -> completed(execution)
         Status.FAILED -> failed(execution)
@@ -71,6 +72,7 @@ private fun Engine.completed(execution: Execution) {
         return
     }
     if (position.failed) {
+        if (execution.node.compensation != null) addCompensable(execution)
         sendCompleted(execution)
         return
     }
@@ -84,6 +86,7 @@ private fun Engine.completed(execution: Execution) {
         failed(execution)
         return
     }
+    if (execution.node.compensation != null) addCompensable(execution)
     sendCompleted(execution)
     val channels = topology.channels
     for (i in 0 until count) {
