@@ -27,6 +27,10 @@ class CompensationTest {
         val hotel = key("hotel", default = "")
     }
 
+    object Plan : StateSchema("plan") {
+        val items = key("items", default = listOf(1, 2, 3))
+    }
+
     private val undone = Collections.synchronizedList(ArrayList<String>())
 
     @Test
@@ -163,10 +167,9 @@ class CompensationTest {
             book.compensate { state -> undone += "child.book@${state[Trip.booked]}" }
             start(book)
         }
-        val items = Trip.key("items", default = listOf(1, 2, 3))
-        val g = graph("parent", Trip) {
+        val g = graph("parent", Plan) {
             val sub = subgraph("sub", child)
-            val trips = map("trips", over = items, graph = child, maxConcurrency = 3) {
+            val trips = map("trips", over = Plan.items, graph = child, maxConcurrency = 3) {
                 input { set(Trip.booked, item * 10) }
             }
             val fail = node("fail") { error("late") }

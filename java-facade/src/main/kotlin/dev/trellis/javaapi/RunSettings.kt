@@ -34,6 +34,8 @@ public class RunSettings private constructor(
     internal val controlOrNull: RunControl?,
     /** The interceptors of every node of every run, outermost first (see [Interceptor]). */
     public val interceptors: List<Interceptor>,
+    /** Whether a cancelled run runs its compensations, as a failed run does (`docs/semantics.md` §13.6). */
+    public val compensateOnCancel: Boolean,
 ) {
     /** The run id of every run; empty (the default) for a fresh random id per run. */
     public val runId: Optional<String> get() = Optional.ofNullable(runIdOrNull)
@@ -59,6 +61,7 @@ public class RunSettings private constructor(
         checkpointing = checkpointingOrNull,
         control = controlOrNull,
         interceptors = interceptors.map { blockingInterceptor(it, NodeExecutors.defaultDispatcher) },
+        compensateOnCancel = compensateOnCancel,
     )
 
     /** A builder holding these settings. */
@@ -79,6 +82,7 @@ public class RunSettings private constructor(
         private var checkpointing: Checkpointing? = from?.checkpointingOrNull
         private var control: RunControl? = from?.controlOrNull
         private val interceptors = ArrayList(from?.interceptors.orEmpty())
+        private var compensateOnCancel: Boolean = from?.compensateOnCancel ?: false
 
         /** Sets the run id of every run; null for a fresh random id per run. */
         public fun runId(runId: String?): Builder = apply { this.runId = runId }
@@ -116,6 +120,12 @@ public class RunSettings private constructor(
         public fun intercept(interceptor: Interceptor): Builder = apply { interceptors += interceptor }
 
         /**
+         * Whether a cancelled run runs the compensations of its completed executions, as a failed run does (default
+         * false); the cancellation then waits for them (`docs/semantics.md` §13.6).
+         */
+        public fun compensateOnCancel(compensate: Boolean): Builder = apply { compensateOnCancel = compensate }
+
+        /**
          * Returns the settings.
          *
          * @throws IllegalArgumentException for a blank run id or a negative history limit.
@@ -129,6 +139,7 @@ public class RunSettings private constructor(
             checkpointing,
             control,
             Collections.unmodifiableList(ArrayList(interceptors)),
+            compensateOnCancel,
         )
     }
 
