@@ -263,7 +263,8 @@ public class GraphBuilder(
         for (node in compensations.keys) {
             if (nodes.none { it.id == node }) {
                 problems +=
-                    "compensate: '$node' is not a node of this graph; declare it with node(\"$node\") { } or fix the name."
+                    "compensate: '$node' is not a node of this graph; declare it with node(\"$node\") { } " +
+                    "or fix the name."
             }
         }
         problems += compensationProblems

@@ -5,8 +5,7 @@ package dev.trellis.runtime
  *
  * [status] is [Status.COMPLETED] when the compensation returned, [Status.FAILED] when it threw [error], and
  * [Status.CANCELLED] when it was cut off — the caller cancelled the run while it ran, or the process stopped while it
- * ran and the run was resumed (it is not run again: at most once); [Status.PENDING] when the run was cancelled
- * before it started.
+ * ran and the run was resumed (it is not run again: at most once).
  */
 public class CompensationResult internal constructor(
     /** The node whose execution was compensated. */

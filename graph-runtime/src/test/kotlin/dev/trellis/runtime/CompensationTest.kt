@@ -34,7 +34,7 @@ class CompensationTest {
     private val undone = Collections.synchronizedList(ArrayList<String>())
 
     @Test
-    fun `a failed run compensates its completed executions in reverse completion order, each with the state after it`() =
+    fun `a failed run compensates its completed executions in reverse completion order, with the state after each`() =
         runTest {
             val g = graph("trip", Trip) {
                 val book = node("book") { update(Trip.booked) { it + 1 } }

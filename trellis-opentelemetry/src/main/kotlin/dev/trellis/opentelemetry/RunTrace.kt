@@ -72,7 +72,8 @@ internal class RunTrace(
             )
             is RunEvent.NodeCancelled -> nodeEnded(event, null, 0, null, -1)
             is RunEvent.NodeCompensating -> Unit
-            is RunEvent.NodeCompensated -> span.addEvent("trellis.compensated", Attributes.of(Attr.NODE_ID, event.nodeId))
+            is RunEvent.NodeCompensated ->
+                span.addEvent("trellis.compensated", Attributes.of(Attr.NODE_ID, event.nodeId))
             is RunEvent.NodeCompensationFailed -> span.addEvent(
                 "trellis.compensation_failed",
                 Attributes.of(Attr.NODE_ID, event.nodeId, Attr.PAYLOAD, event.error.toString()),

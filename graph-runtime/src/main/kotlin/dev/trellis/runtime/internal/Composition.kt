@@ -130,7 +130,12 @@ internal suspend fun Engine.runMap(execution: Execution, scope: NodeScope, spec:
             done?.done == true -> {
                 restoredChildren.remove("$key[$i]")
                 outcomes[i] = decodeWrites(done.writes)
-                if (done.compensable.isNotEmpty()) execution.addChildCompensable(i, decodeCompensables(done.compensable))
+                if (done.compensable.isNotEmpty()) {
+                    execution.addChildCompensable(
+                        i,
+                        decodeCompensables(done.compensable),
+                    )
+                }
             }
             done?.error != null -> {
                 restoredChildren.remove("$key[$i]")
@@ -207,7 +212,8 @@ private suspend fun Engine.runTask(
     return when (task.status) {
         Status.COMPLETED -> {
             val compensable = if (writer == null) emptyList() else compensableOfTask(execution, i)
-            writer?.saveChild("$key[$i]", ChildData(reset = true, done = true, writes = encodeWrites(task), compensable = compensable))
+            val done = ChildData(reset = true, done = true, writes = encodeWrites(task), compensable = compensable)
+            writer?.saveChild("$key[$i]", done)
             task
         }
         Status.INTERRUPTED -> Interrupts(

@@ -109,7 +109,8 @@ internal suspend fun Engine.compensate() {
                 if (error == null) {
                     RunEvent.NodeCompensated(runId, now(), entry.node.id, entry.execution, took, entry.path)
                 } else {
-                    RunEvent.NodeCompensationFailed(runId, now(), entry.node.id, entry.execution, error, took, entry.path)
+                    val id = entry.node.id
+                    RunEvent.NodeCompensationFailed(runId, now(), id, entry.execution, error, took, entry.path)
                 }
             }
             if (durable) saveProgress()
@@ -151,7 +152,8 @@ internal fun Engine.restoreSaga(
             val status = if (outcome.status == STARTED) Status.CANCELLED.name else outcome.status
             list += OutcomeData(outcome.path, outcome.execution, status, outcome.error)
             val error = outcome.error?.let { ResumedFailureException(it) }
-            saga.results += CompensationResult(entry.node.id, entry.execution, entry.path, Status.valueOf(status), error)
+            saga.results +=
+                CompensationResult(entry.node.id, entry.execution, entry.path, Status.valueOf(status), error)
         }
         saga.outcomes = list
         recorder.errors += ResumedFailureException(errors.firstOrNull() ?: "(no description recorded)")
@@ -196,13 +198,14 @@ private fun Engine.decodeCompensable(data: CompensableData): Compensable {
 }
 
 private fun Engine.unknownNode(data: CompensableData) = dev.trellis.runtime.CheckpointFormatException(
-    "The checkpoint of run '$runId' holds a compensation of '${data.path}' (execution ${data.execution}), which graph " +
-        "'${graph.id}' has no longer (no such node with a compensation, or a state key it no longer declares); resume " +
-        "the run with the graph version that wrote it.",
+    "The checkpoint of run '$runId' holds a compensation of '${data.path}' (execution ${data.execution}), " +
+        "which graph '${graph.id}' has no longer (no such node with a compensation, or a state key it no longer " +
+        "declares); resume the run with the graph version that wrote it.",
 )
 
 /** Entries stored with a completed map task, read back. */
-internal fun Engine.decodeCompensables(list: List<CompensableData>): List<Compensable> = list.map { decodeCompensable(it) }
+internal fun Engine.decodeCompensables(list: List<CompensableData>): List<Compensable> =
+    list.map { decodeCompensable(it) }
 
 /** The compensable executions of map task [slot] of [execution], as its checkpoint entry stores them. */
 internal fun compensableOfTask(execution: Execution, slot: Int): List<CompensableData> =

@@ -93,7 +93,8 @@ abstract class CompensationPersistenceContract {
                 ship then invoice
             }
             val job = launch {
-                g.invoke(options = RunOptions(runId = "o1", checkpointing = Checkpointing(first, fullSnapshotEvery = 3)))
+                val checkpointing = Checkpointing(first, fullSnapshotEvery = 3)
+                g.invoke(options = RunOptions(runId = "o1", checkpointing = checkpointing))
             }
             withTimeout(30_000) { inside.await() }
             job.cancelAndJoin()
