@@ -3,6 +3,8 @@ package dev.trellis.javaapi
 import dev.trellis.graph.Compensation
 import dev.trellis.graph.State
 import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.runInterruptible
 
 /**
@@ -25,6 +27,22 @@ public fun interface Undo {
     public fun compensate(state: State)
 }
 
-/** [undo] as a runtime compensation running on [dispatcher] (interrupted when the run is cancelled). */
+/**
+ * [undo] as a runtime compensation running on [dispatcher] (interrupted when the run is cancelled). Its exception is
+ * carried out of the dispatcher as a value, so that the run reports the very object it threw.
+ */
 internal fun blockingCompensation(undo: Undo, dispatcher: CoroutineDispatcher): Compensation =
-    Compensation { state -> runInterruptible(dispatcher) { undo.compensate(state) } }
+    Compensation { state ->
+        val failure: Throwable? = runInterruptible(dispatcher) {
+            try {
+                undo.compensate(state)
+                null
+            } catch (e: Throwable) {
+                e
+            }
+        }
+        if (failure != null) {
+            currentCoroutineContext().ensureActive() // an interrupt caused by cancellation ends it cancelled
+            throw failure
+        }
+    }
