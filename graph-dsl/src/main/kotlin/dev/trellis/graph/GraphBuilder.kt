@@ -39,6 +39,8 @@ public class GraphBuilder(
     private val config = GraphConfigBuilder()
     private val interceptors = LinkedHashMap<String, MutableList<NodeInterceptor>>()
     private val composites = ArrayList<String>()
+    private val compensations = LinkedHashMap<String, Compensation>()
+    private val compensationProblems = ArrayList<String>()
 
     /** The end of a path: route to it to finish, e.g. `review.route(write, END) { ... }`. */
     @Suppress("PropertyName", "ktlint:standard:property-naming")
@@ -264,6 +266,17 @@ public class GraphBuilder(
         this@GraphBuilder.interceptors.getOrPut(id) { ArrayList() } += interceptors
     }
 
+    /**
+     * Declares [compensation] as what undoes each completed execution of this node when the run fails: run in reverse
+     * completion order, each at most once, with the state right after that execution (`docs/semantics.md` §13.6).
+     * One per node.
+     */
+    public fun NodeRef.compensate(compensation: Compensation) {
+        if (compensations.putIfAbsent(id, compensation) != null) {
+            compensationProblems += "compensate: node '$id' has two compensations; declare one that does both."
+        }
+    }
+
     /** Sets limits and defaults of the graph's runs. */
     public fun config(block: GraphConfigBuilder.() -> Unit) {
         config.block()
@@ -283,8 +296,16 @@ public class GraphBuilder(
                     "intercept: '$node' is not a node of this graph; declare it with node(\"$node\") { } or fix the name."
             }
         }
+        for (node in compensations.keys) {
+            if (nodes.none { it.id == node }) {
+                problems +=
+                    "compensate: '$node' is not a node of this graph; declare it with node(\"$node\") { } " +
+                    "or fix the name."
+            }
+        }
+        problems += compensationProblems
         problems += composites
-        val nodes = nodes.map { it.withPolicies(interceptors[it.id]?.toList().orEmpty()) }
+        val nodes = nodes.map { it.withPolicies(interceptors[it.id]?.toList().orEmpty(), compensations[it.id]) }
         val topology = Topology.compile(id, schema, nodes, edges.toList(), entries.toList(), problems)
         if (topology != null) {
             val maxConcurrency = config.maxConcurrency

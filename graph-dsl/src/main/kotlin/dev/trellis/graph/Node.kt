@@ -26,10 +26,15 @@ public class Node internal constructor(
     public val interceptors: List<NodeInterceptor> = emptyList(),
     /** The node's result cache (`docs/semantics.md` §13.5), or null when its results are not cached. */
     public val cache: CachePolicy? = null,
+    /** What undoes a completed execution of this node when the run fails (`docs/semantics.md` §13.6), or null. */
+    public val compensation: Compensation? = null,
 ) {
-    /** This node with [interceptors]; the builder's way to attach the policies declared after the node. */
-    internal fun withPolicies(interceptors: List<NodeInterceptor>): Node =
-        if (interceptors.isEmpty()) {
+    /**
+     * This node with [interceptors] and [compensation]; the builder's way to attach the policies declared after the
+     * node.
+     */
+    internal fun withPolicies(interceptors: List<NodeInterceptor>, compensation: Compensation?): Node =
+        if (interceptors.isEmpty() && compensation == null) {
             this
         } else {
             Node(
@@ -43,6 +48,7 @@ public class Node internal constructor(
                 slice,
                 interceptors,
                 cache,
+                compensation,
             )
         }
 

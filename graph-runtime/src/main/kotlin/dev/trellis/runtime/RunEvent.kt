@@ -40,7 +40,8 @@ public sealed class RunEvent(
 
     /**
      * An event of one execution of a node: [NodeStarted], [NodeRetrying], [NodeCompleted], [NodeFailed],
-     * [NodeCancelled], [Custom], [NodeCacheHit], [NodeCacheStored], [MetersCharged].
+     * [NodeCancelled], [Custom], [NodeCacheHit], [NodeCacheStored], [MetersCharged], and when a failed run compensates
+     * it [NodeCompensating], [NodeCompensated], [NodeCompensationFailed].
      */
     public sealed class NodeEvent(
         runId: String,
@@ -155,6 +156,51 @@ public sealed class RunEvent(
         task: Int = -1,
     ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
         override fun describe(): String = "$path#$execution"
+    }
+
+    /**
+     * The run failed and the compensation of this completed execution starts (`docs/semantics.md` §13.6); exactly one
+     * [NodeCompensated] or [NodeCompensationFailed] of the same execution follows.
+     */
+    public class NodeCompensating internal constructor(
+        runId: String,
+        timestamp: Instant,
+        nodeId: String,
+        execution: Int,
+        path: String = nodeId,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, -1) {
+        override fun describe(): String = "$path#$execution"
+    }
+
+    /** The compensation of this execution ended normally. */
+    public class NodeCompensated internal constructor(
+        runId: String,
+        timestamp: Instant,
+        nodeId: String,
+        execution: Int,
+        /** How long the compensation took. */
+        public val duration: Duration,
+        path: String = nodeId,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, -1) {
+        override fun describe(): String = "$path#$execution"
+    }
+
+    /**
+     * The compensation of this execution threw [error], or was cut off by a cancellation (then [error] is the
+     * `CancellationException`); the run's other compensations still run (unless it was cancelled).
+     */
+    public class NodeCompensationFailed internal constructor(
+        runId: String,
+        timestamp: Instant,
+        nodeId: String,
+        execution: Int,
+        /** Why the compensation failed. */
+        public val error: Throwable,
+        /** How long the compensation ran. */
+        public val duration: Duration,
+        path: String = nodeId,
+    ) : NodeEvent(runId, timestamp, nodeId, execution, path, -1) {
+        override fun describe(): String = "$path#$execution error=$error"
     }
 
     /**

@@ -37,6 +37,11 @@ public class RunResult internal constructor(
      * resumed or forked run's include those before); empty when nothing was charged (`docs/semantics.md` §13.4).
      */
     public val meters: Map<String, Double> = emptyMap(),
+    /**
+     * The compensations a failed run ran (`docs/semantics.md` §13.6), in the order they ran (reverse completion
+     * order), each with its outcome; empty when the run did not fail or nothing had a compensation.
+     */
+    public val compensations: List<CompensationResult> = emptyList(),
 ) {
     /** The result of the last child run at [path] (`research`, `research[3]`, or deeper: `research/web[0]`). */
     public fun child(path: String): RunResult {

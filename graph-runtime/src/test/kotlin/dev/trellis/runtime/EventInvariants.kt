@@ -49,10 +49,28 @@ object EventInvariants {
         val openExecution = HashMap<String, Int>()
         val lastEnd = HashMap<String, RunEvent>() // node -> its latest end event
         val started = HashMap<String, Int>() // node -> executions started so far
+        val completed = HashSet<String>() // path#execution of every NodeCompleted
+        val compensated = HashSet<String>()
+        var compensating: String? = null // the compensation open now (docs/semantics.md §13.6, rule 6)
         for (event in events) {
+            if (event is RunEvent.NodeCompleted) completed += "${event.path}#${event.execution}"
             when (event) {
+                is RunEvent.NodeCompensating -> {
+                    val id = "${event.path}#${event.execution}"
+                    check(id in completed) { "$event does not follow a NodeCompleted of that execution" }
+                    check(open.isEmpty()) { "$event while executions are open: $open" }
+                    check(compensating == null) { "$event while the compensation of $compensating is open" }
+                    check(compensated.add(id)) { "$event: that execution was compensated before" }
+                    compensating = id
+                }
+                is RunEvent.NodeCompensated, is RunEvent.NodeCompensationFailed -> {
+                    val id = "${(event as RunEvent.NodeEvent).path}#${event.execution}"
+                    check(compensating == id) { "$event without its NodeCompensating (open: $compensating)" }
+                    compensating = null
+                }
                 is RunEvent.NodeStarted -> {
                     val path = event.path
+                    check(compensated.isEmpty()) { "$event after the run began to compensate" }
                     check(path !in open) { "$event while $path still runs: a node ran concurrently with itself" }
                     checkInsideParent(path, event, open)
                     // A child run numbers its own executions; a map task has its map's number.
@@ -82,6 +100,7 @@ object EventInvariants {
             }
         }
         if (complete) open.shouldBeEmpty()
+        if (complete) check(compensating == null) { "the compensation of $compensating did not end" }
     }
 
     private fun checkOpen(

@@ -307,6 +307,14 @@ public object JavaGraph {
         public fun intercept(nodeId: String, interceptor: Interceptor): Builder =
             declare { dispatcher -> NodeRef.of(nodeId).intercept(blockingInterceptor(interceptor, dispatcher)) }
 
+        /**
+         * Declares [undo] as what undoes each completed execution of node [nodeId] when the run fails: run in reverse
+         * completion order, each at most once, with the state right after that execution (`docs/semantics.md` §13.6).
+         * One per node. It runs on the graph's [executor].
+         */
+        public fun compensate(nodeId: String, undo: Undo): Builder =
+            declare { dispatcher -> NodeRef.of(nodeId).compensate(blockingCompensation(undo, dispatcher)) }
+
         /** Sets the most node executions one run may start (default 1000). */
         public fun maxNodeExecutions(max: Int): Builder = declare { config { maxNodeExecutions = max } }
 

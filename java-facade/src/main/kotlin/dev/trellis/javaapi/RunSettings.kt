@@ -38,6 +38,8 @@ public class RunSettings private constructor(
     public val interceptors: List<Interceptor>,
     internal val cacheOrNull: NodeCache? = null,
     internal val budgetOrNull: Budget?,
+    /** Whether a cancelled run runs its compensations, as a failed run does (`docs/semantics.md` §13.6). */
+    public val compensateOnCancel: Boolean,
 ) {
     /** The limits of every run — node executions, time spent, meters; empty (the default) for the graph's alone. */
     public val budget: Optional<Budget> get() = Optional.ofNullable(budgetOrNull)
@@ -71,6 +73,7 @@ public class RunSettings private constructor(
         interceptors = interceptors.map { blockingInterceptor(it, NodeExecutors.defaultDispatcher) },
         cache = cacheOrNull,
         budget = budgetOrNull,
+        compensateOnCancel = compensateOnCancel,
     )
 
     /** A builder holding these settings. */
@@ -94,6 +97,7 @@ public class RunSettings private constructor(
         private val interceptors = ArrayList(from?.interceptors.orEmpty())
         private var cache: NodeCache? = from?.cacheOrNull
         private var budget: Budget? = from?.budgetOrNull
+        private var compensateOnCancel: Boolean = from?.compensateOnCancel ?: false
 
         /** Sets the run id of every run; null for a fresh random id per run. */
         public fun runId(runId: String?): Builder = apply { this.runId = runId }
@@ -145,6 +149,12 @@ public class RunSettings private constructor(
         public fun budget(budget: Budget?): Builder = apply { this.budget = budget }
 
         /**
+         * Whether a cancelled run runs the compensations of its completed executions, as a failed run does (default
+         * false); the cancellation then waits for them (`docs/semantics.md` §13.6).
+         */
+        public fun compensateOnCancel(compensate: Boolean): Builder = apply { compensateOnCancel = compensate }
+
+        /**
          * Returns the settings.
          *
          * @throws IllegalArgumentException for a blank run id or a negative history limit.
@@ -160,6 +170,7 @@ public class RunSettings private constructor(
             Collections.unmodifiableList(ArrayList(interceptors)),
             cache,
             budget,
+            compensateOnCancel,
         )
     }
 

@@ -97,6 +97,11 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
                 finish(run, event.path, "cancelled", null)
                 line(magenta("■ ${node(run, event.path, event.execution)} cancelled"), event.path)
             }
+            is RunEvent.NodeCompensating -> Unit
+            is RunEvent.NodeCompensated ->
+                line(magenta("↶ ${node(run, event.path, event.execution)} compensated"), event.path)
+            is RunEvent.NodeCompensationFailed ->
+                line(red("↶ ${node(run, event.path, event.execution)} compensation failed: ${event.error}"), event.path)
             is RunEvent.EdgeTaken -> line(
                 gray("  ${prefix(run)}${event.from} → ${if (event.to == "__end__") "END" else event.to}"),
                 event.from,

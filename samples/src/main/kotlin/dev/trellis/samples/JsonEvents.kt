@@ -52,9 +52,14 @@ internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
             put("error", e.error.toString())
             put("durationMs", e.duration.toMillis())
         }
-        is RunEvent.NodeCancelled -> {
+        is RunEvent.NodeCancelled, is RunEvent.NodeCompensating, is RunEvent.NodeCompensated -> {
             put("node", e.nodeId)
             put("execution", e.execution)
+        }
+        is RunEvent.NodeCompensationFailed -> {
+            put("node", e.nodeId)
+            put("execution", e.execution)
+            put("error", e.error.toString())
         }
         is RunEvent.EdgeTaken -> {
             put("from", e.from)

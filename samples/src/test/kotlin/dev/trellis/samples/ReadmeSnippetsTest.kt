@@ -16,6 +16,7 @@ import dev.trellis.samples.readme.composition.main as compositionMain
 import dev.trellis.samples.readme.durable.main as durableMain
 import dev.trellis.samples.readme.policies.main as policiesMain
 import dev.trellis.samples.readme.quickstart.main as quickstartMain
+import dev.trellis.samples.readme.saga.main as sagaMain
 
 /**
  * The README's Kotlin and Java blocks are complete files: each is one of the `readme` sources of these tests,
@@ -66,6 +67,7 @@ class ReadmeSnippetsTest {
             snippet("kotlin/dev/trellis/samples/readme/policies/Metering.kt"),
             snippet("kotlin/dev/trellis/samples/readme/caching/Caching.kt"),
             snippet("kotlin/dev/trellis/samples/readme/budgets/Budgets.kt"),
+            snippet("kotlin/dev/trellis/samples/readme/saga/Saga.kt"),
         )
         blocks("java") shouldContainExactly listOf(snippet("java/dev/trellis/samples/readme/JavaQuickstart.java"))
     }
@@ -119,6 +121,14 @@ class ReadmeSnippetsTest {
             "sunny in Oslo",
             "sunny in Oslo",
             "fetched 1 time(s)",
+        )
+    }
+
+    @Test
+    fun `the saga example undoes the booking when the payment fails`() {
+        printed { sagaMain() } shouldContainExactly listOf(
+            "cancel hotel-42",
+            "card declined: [CompensationResult(book#1, COMPLETED)]",
         )
     }
 

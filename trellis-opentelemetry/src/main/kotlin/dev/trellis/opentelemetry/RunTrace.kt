@@ -69,6 +69,13 @@ internal class RunTrace(
                 event.duration.toNanos(),
             )
             is RunEvent.NodeCancelled -> nodeEnded(event, null, 0, null, -1)
+            is RunEvent.NodeCompensating -> Unit
+            is RunEvent.NodeCompensated ->
+                span.addEvent("trellis.compensated", Attributes.of(Attr.NODE_ID, event.nodeId))
+            is RunEvent.NodeCompensationFailed -> span.addEvent(
+                "trellis.compensation_failed",
+                Attributes.of(Attr.NODE_ID, event.nodeId, Attr.PAYLOAD, event.error.toString()),
+            )
             is RunEvent.CheckpointSaved -> span.addEvent(
                 "trellis.checkpoint",
                 Attributes.of(Attr.CHECKPOINT_SEQUENCE, event.checkpoint, Attr.CHECKPOINT_FULL, event.full),

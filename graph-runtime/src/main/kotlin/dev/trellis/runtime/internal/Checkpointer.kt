@@ -245,7 +245,9 @@ internal class Checkpointer(
         state: State,
         position: Position,
         recorder: RunRecorder,
+        saga: Saga? = null,
     ): Long = try {
+        val held = saga?.entries?.size ?: 0
         save(status, full) { isFull, createdAt ->
             if (isFull) {
                 PositionCodec.wrap(
@@ -259,6 +261,7 @@ internal class Checkpointer(
                         recorder.interrupts,
                         recorder.errors,
                         children,
+                        saga,
                     ),
                     createdAt,
                 )
@@ -274,9 +277,10 @@ internal class Checkpointer(
                     recorder.interrupts,
                     recorder.errors,
                     createdAt,
+                    saga,
                 )
             }
-        }
+        }.also { if (saga != null) saga.saved = held }
     } catch (e: FencedOutException) {
         fencedOut = true
         throw e

@@ -69,7 +69,13 @@ internal suspend fun Engine.runChild(
     } else {
         Engine(graph, input(), childOptions, outbox.events, null, answers, nesting = nesting)
     }
-    val result = child.execute()
+    var handUp = true
+    val result = try {
+        child.execute().also { handUp = it.status != Status.INTERRUPTED }
+    } finally {
+        // An interrupted child keeps its list in its own checkpoints: it comes back with the child on resume.
+        child.saga?.let { if (handUp) (execution.owner ?: execution).addChildCompensable(execution.task, it.entries) }
+    }
     // Its charges count toward this run's meters through the execution that ran it (`docs/semantics.md` §13.4).
     child.position.meters?.let { execution.chargeAll(it.totals) }
     childResults[path] = result
@@ -125,6 +131,12 @@ internal suspend fun Engine.runMap(execution: Execution, scope: NodeScope, spec:
                 restoredChildren.remove("$key[$i]")
                 outcomes[i] = decodeWrites(done.writes)
                 execution.chargeAll(decodeCharges(done.meters))
+                if (done.compensable.isNotEmpty()) {
+                    execution.addChildCompensable(
+                        i,
+                        decodeCompensables(done.compensable),
+                    )
+                }
             }
             done?.error != null -> {
                 restoredChildren.remove("$key[$i]")
@@ -173,6 +185,7 @@ private suspend fun Engine.runTask(
 ): Any? {
     val body = spec.body
     val task = if (body != null) MapTask(execution, i, item, body) else subgraphTask(execution, spec, key, i, item)
+    task.owner = execution
     val node = execution.node.id
     outbox.nodeSend { RunEvent.NodeStarted(runId, now(), node, execution.number, task.path, i) }
     try {
@@ -185,9 +198,16 @@ private suspend fun Engine.runTask(
     val charged = task.charges?.amounts?.mapValuesTo(LinkedHashMap()) { it.value.toPlainString() } ?: emptyMap()
     return when (task.status) {
         Status.COMPLETED -> {
+            val compensable = if (writer == null) emptyList() else compensableOfTask(execution, i)
             writer?.saveChild(
                 "$key[$i]",
-                ChildData(reset = true, done = true, writes = encodeWrites(task), meters = charged),
+                ChildData(
+                    reset = true,
+                    done = true,
+                    writes = encodeWrites(task),
+                    meters = charged,
+                    compensable = compensable,
+                ),
             )
             task
         }

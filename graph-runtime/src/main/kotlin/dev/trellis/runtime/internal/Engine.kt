@@ -155,6 +155,9 @@ internal class Engine(
     /** The interceptors of each node, or null when the run has none (`Interceptors.kt`). */
     val interceptors: Array<Array<NodeInterceptor>?>? = interceptorTable(graph, options)
 
+    /** The completed executions to compensate should the run fail (`Saga.kt`); null while there are none. */
+    var saga: Saga? = null
+
     /** Reused by the steps to decide each execution's edges. */
     val edges = EdgeChoice()
 
@@ -200,6 +203,7 @@ internal class Engine(
             data.triggers.sortedBy { it.stamp }.map { tokensOf(it) },
             data.ready.map { topology.indexOf(it) },
         )
+        restoreSaga(data.compensable, data.compensations, data.errors)
     }
 
     /**
@@ -305,16 +309,23 @@ internal class Engine(
     private suspend fun run(onCancelled: (RunResult) -> Unit): RunResult {
         val errors = recorder.errors
         if (nesting == null) outbox.send { RunEvent.RunStarted(runId, now(), graph.id, currentState) }
+        val compensating = compensating
         if (restored == null) for (entry in topology.entries) position.markReady(entry)
         if (wallLimitNanos >= 0 && position.meters == null) position.meters = Meters() // time spent is checkpointed
         checkBudgetAtStart()
         // A resumed run with composite nodes starts a new delta chain here, so that a child's checkpoint never
         // extends the chain another process wrote (docs/persistence.md, nested checkpoints).
-        if (checkpointer?.everyStep == true && (fresh || (graph.hasComposites && nesting == null))) checkpointStep()
+        if (checkpointer?.everyStep == true && !compensating &&
+            (fresh || (graph.hasComposites && nesting == null))
+        ) {
+            checkpointStep()
+        }
         val timeout = config.executionTimeout
         val status: Status
         try {
-            if (timeout == null) {
+            if (compensating) {
+                // Restored while compensating (`docs/semantics.md` §13.6): no node runs, the compensations finish.
+            } else if (timeout == null) {
                 loop()
             } else if (withTimeoutOrNull(timeout) {
                     loop()
@@ -330,12 +341,14 @@ internal class Engine(
                 drained && position.readyCount + position.pendingTriggers > 0 -> Status.INTERRUPTED
                 else -> Status.COMPLETED
             }
+            if (status == Status.FAILED && nesting == null && saga != null) compensate()
             // Inside the try: a run cancelled while its last checkpoint is saved ends CANCELLED like any other.
             if (checkpointer != null && !checkpointer.fencedOut) checkpointFinal(status)
         } catch (e: CancellationException) {
             withContext(NonCancellable) {
                 outbox.draining = true
                 drainCancelled()
+                if (options.compensateOnCancel && nesting == null && saga != null) compensate()
                 releaseLease()
                 val result = result(Status.CANCELLED)
                 onCancelled(result)
@@ -387,10 +400,10 @@ internal class Engine(
     }
 
     /** Saves a checkpoint of the current position; a failure to save fails the run. */
-    private suspend fun checkpoint(status: String, full: Boolean = false, state: State = currentState) {
+    suspend fun checkpoint(status: String, full: Boolean = false, state: State = currentState) {
         val writer = checkpointer ?: return
         position.meters?.spentNanos = spentNanos()
-        val sequence = writer.checkpoint(status, full, state, position, recorder)
+        val sequence = writer.checkpoint(status, full, state, position, recorder, saga)
         outbox.post { RunEvent.CheckpointSaved(runId, now(), sequence, writer.lastWasFull) }
     }
 
@@ -425,16 +438,16 @@ internal class Engine(
         }
     }
 
-    private fun result(status: Status): RunResult =
-        recorder.result(
-            runId,
-            graph.id,
-            status,
-            currentState,
-            position.counts,
-            startNanos,
-            nanoTime(),
-            childResults,
-            position.meters?.asDoubles() ?: emptyMap(),
-        )
+    private fun result(status: Status): RunResult = recorder.result(
+        runId,
+        graph.id,
+        status,
+        currentState,
+        position.counts,
+        startNanos,
+        nanoTime(),
+        childResults,
+        position.meters?.asDoubles() ?: emptyMap(),
+        saga?.results?.toList() ?: emptyList(),
+    )
 }

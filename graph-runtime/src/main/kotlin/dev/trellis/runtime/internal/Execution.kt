@@ -199,6 +199,12 @@ internal open class Execution(
 
     override fun interrupt(payload: String): String = engine.takeAnswer(path) ?: throw InterruptSignal(payload)
 
+    /** The map node's own execution when this is one of its tasks, else null. */
+    var owner: Execution? = null
+
+    /** The compensable executions of this execution's child runs, by map task (-1 for a subgraph's), or null. */
+    var childCompensable: java.util.TreeMap<Int, MutableList<Compensable>>? = null
+
     /** The interrupts of a child run or of map tasks that ended this execution INTERRUPTED, with their paths. */
     var nestedInterrupts: List<dev.trellis.runtime.Interrupt>? = null
 

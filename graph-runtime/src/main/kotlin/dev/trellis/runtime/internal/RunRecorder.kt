@@ -61,6 +61,7 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
         endNanos: Long,
         children: Map<String, RunResult> = emptyMap(),
         meters: Map<String, Double> = emptyMap(),
+        compensations: List<dev.trellis.runtime.CompensationResult> = emptyList(),
     ): RunResult {
         val kept = history.toTypedArray()
         val countsCopy = counts.copyOf()
@@ -93,6 +94,7 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
             },
             if (children.isEmpty()) emptyMap() else LinkedHashMap(children),
             meters,
+            compensations,
         )
     }
 

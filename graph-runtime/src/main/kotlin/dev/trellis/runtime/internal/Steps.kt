@@ -35,6 +35,7 @@ internal fun Engine.complete(execution: Execution) {
     if (wallLimitNanos >= 0 && crossing == null && !position.failed) {
         crossing = wallTimeExceeded(execution.node.id, false)
     }
+    if (execution.childCompensable != null) takeChildCompensable(execution)
     when (execution.status) {
         Status.COMPLETED -> completed(execution)
         Status.FAILED -> failed(execution)
@@ -82,6 +83,7 @@ private fun Engine.completed(execution: Execution) {
         return
     }
     if (position.failed) {
+        if (execution.node.compensation != null) addCompensable(execution)
         sendCompleted(execution)
         return
     }
@@ -95,6 +97,7 @@ private fun Engine.completed(execution: Execution) {
         failed(execution)
         return
     }
+    if (execution.node.compensation != null) addCompensable(execution)
     sendCompleted(execution)
     val channels = topology.channels
     for (i in 0 until count) {

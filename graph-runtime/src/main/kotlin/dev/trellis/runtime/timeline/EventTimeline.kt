@@ -72,6 +72,14 @@ internal object EventTimeline {
                     0,
                     "checkpoint ${event.checkpoint} (${if (event.full) "full" else "delta"})",
                 )
+                is RunEvent.NodeCompensationFailed -> marks += TimelineMark(
+                    Kind.FAILURE,
+                    event.timestamp,
+                    event.nodeId,
+                    event.execution,
+                    "compensation failed: ${event.error}",
+                )
+                is RunEvent.NodeCompensating, is RunEvent.NodeCompensated -> Unit
                 is RunEvent.EdgeTaken, is RunEvent.MetersCharged, is RunEvent.Terminal -> Unit
                 is RunEvent.NodeCacheHit, is RunEvent.NodeCacheStored -> Unit
             }

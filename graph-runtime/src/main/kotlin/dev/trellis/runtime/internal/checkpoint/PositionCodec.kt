@@ -202,9 +202,11 @@ internal object PositionCodec {
         val lastWriters = LinkedHashMap<String, String>()
         val nodes = LinkedHashMap<String, NodeData>()
         val children = LinkedHashMap<String, ChildData>()
+        val compensable = ArrayList<CompensableData>()
         for ((_, data) in chain) {
             for ((key, patch) in data.children) children[key] = children[key]?.plus(patch) ?: patch
             if (data.childrenOnly) continue
+            compensable += data.compensable
             for (write in data.writes) {
                 val key = graph.schema.keyOrNull(write.key)
                     ?: throw CheckpointFormatException(
@@ -243,6 +245,8 @@ internal object PositionCodec {
             errors = last.errors,
             meters = last.meters,
             spentNanos = last.spentNanos,
+            compensable = compensable,
+            compensations = last.compensations,
         )
         // Only the children of executions that run again on resume matter; those of finished ones are history.
         val live = children.filterKeys { key ->
@@ -259,7 +263,7 @@ internal object PositionCodec {
         )
     }
 
-    private fun decodeValue(key: StateKey<*>, element: JsonElement, where: String): Any? = try {
+    fun decodeValue(key: StateKey<*>, element: JsonElement, where: String): Any? = try {
         PersistenceJson.decodeFromJsonElement(key.serializer, element)
     } catch (e: SerializationException) {
         throw CheckpointFormatException(

@@ -53,7 +53,27 @@ internal class PositionData(
     val meters: Map<String, String> = emptyMap(),
     /** The time the run spent running up to this checkpoint, when its budget has a wall time or it was restored so. */
     val spentNanos: Long = 0,
+    /**
+     * The completed executions to compensate if the run fails (`docs/semantics.md` §13.6), in completion order: in a
+     * full position all of them, in a delta those completed since the previous record.
+     */
+    val compensable: List<CompensableData> = emptyList(),
+    /** The compensations' outcomes so far, in the order run, once the failed run compensates; else null. */
+    val compensations: List<OutcomeData>? = null,
 )
+
+/** A completed execution to compensate: node, execution number, path and the state values it saw. */
+@Serializable
+internal class CompensableData(
+    val node: String,
+    val execution: Int,
+    val path: String,
+    val state: Map<String, JsonElement> = emptyMap(),
+)
+
+/** The outcome of one compensation: COMPLETED, FAILED (with [error]), CANCELLED, or STARTED (no end recorded). */
+@Serializable
+internal class OutcomeData(val path: String, val execution: Int, val status: String, val error: String? = null)
 
 /**
  * What a checkpoint holds of one child run or map task, or a patch of it in a delta ([plus] folds a patch in):
@@ -71,6 +91,8 @@ internal class ChildData(
     val error: dev.trellis.graph.TaskError? = null,
     /** What a finished map task charged (exact decimal text), counted again toward its map when the run resumes. */
     val meters: Map<String, String> = emptyMap(),
+    /** The compensable executions of a completed map task's child run (`docs/semantics.md` §13.6). */
+    val compensable: List<CompensableData> = emptyList(),
 ) {
     /** This entry with [patch] applied: a reset patch replaces it, others extend its chain and set what they set. */
     operator fun plus(patch: ChildData): ChildData = if (patch.reset) {
@@ -83,6 +105,7 @@ internal class ChildData(
             writes = if (patch.done) patch.writes else writes,
             error = patch.error ?: error,
             meters = if (patch.done || patch.error != null) patch.meters else meters,
+            compensable = if (patch.done) patch.compensable else compensable,
         )
     }
 }

@@ -7,6 +7,7 @@ import dev.trellis.runtime.Status
 import dev.trellis.runtime.internal.Checkpointer
 import dev.trellis.runtime.internal.Execution
 import dev.trellis.runtime.internal.Position
+import kotlinx.serialization.builtins.ListSerializer
 import java.time.Instant
 
 /**
@@ -27,6 +28,7 @@ internal object PositionEncoder {
         interrupts: List<Execution>,
         errors: List<Throwable>,
         children: Map<String, ChildData> = emptyMap(),
+        saga: dev.trellis.runtime.internal.Saga? = null,
     ): PositionData {
         val topology = graph.topology
         val size = topology.size
@@ -67,6 +69,8 @@ internal object PositionEncoder {
             children = HashMap(children),
             meters = position.meters?.encoded() ?: emptyMap(),
             spentNanos = position.meters?.spentNanos ?: 0,
+            compensable = saga?.entries?.map { dev.trellis.runtime.internal.encodeCompensable(it) } ?: emptyList(),
+            compensations = saga?.outcomes?.toList(),
         )
     }
 
@@ -82,6 +86,7 @@ internal object PositionEncoder {
         interrupts: List<Execution>,
         errors: List<Throwable>,
         createdAt: Instant,
+        saga: dev.trellis.runtime.internal.Saga? = null,
     ): String {
         val topology = graph.topology
         val keys = topology.keys
@@ -176,7 +181,25 @@ internal object PositionEncoder {
             }
             out.append("},\"spentNanos\":").append(meters.spentNanos)
         }
+        if (saga != null) appendSaga(out, saga)
         return out.append("}}").toString()
+    }
+
+    /** The compensable executions completed since the last checkpoint, and the compensations' progress. */
+    private fun appendSaga(out: StringBuilder, saga: dev.trellis.runtime.internal.Saga) {
+        val entries = saga.entries
+        if (saga.saved < entries.size) {
+            out.append(",\"compensable\":[")
+            for (i in saga.saved until entries.size) {
+                if (i > saga.saved) out.append(',')
+                val data = dev.trellis.runtime.internal.encodeCompensable(entries[i])
+                out.append(PersistenceJson.encodeToString(CompensableData.serializer(), data))
+            }
+            out.append(']')
+        }
+        val outcomes = saga.outcomes ?: return
+        out.append(",\"compensations\":")
+        out.append(PersistenceJson.encodeToString(ListSerializer(OutcomeData.serializer()), outcomes))
     }
 
     /**
