@@ -64,6 +64,7 @@ public class RunOptions(
      * (`docs/semantics.md` §13.4).
      */
     public val budget: Budget? = null,
+    /**
      * Whether a cancelled run runs the compensations of its completed executions, as a failed run does
      * (`docs/semantics.md` §13.6); the caller's cancellation then waits for them. Default false.
      */
