@@ -17,6 +17,10 @@ public class FirstMatchBuilder internal constructor() {
     internal val branches = ArrayList<Edge.FirstMatch.Branch>()
     internal val endings = ArrayList<String?>()
 
+    /** The end of a path: `otherwise(END)` says the path may end here. */
+    @Suppress("PropertyName", "ktlint:standard:property-naming")
+    public val END: NodeRef get() = NodeRef.END
+
     /** Takes [target] when [condition] holds on the merged state and no condition declared before it does. */
     public fun on(target: NodeRef, condition: (State) -> Boolean) {
         branches += Edge.FirstMatch.Branch(target.id, condition)

@@ -12,8 +12,10 @@ import java.nio.file.Files
 import java.nio.file.Path
 import dev.trellis.samples.readme.composition.main as compositionMain
 import dev.trellis.samples.readme.durable.main as durableMain
+import dev.trellis.samples.readme.fallback.main as fallbackMain
 import dev.trellis.samples.readme.policies.main as policiesMain
 import dev.trellis.samples.readme.quickstart.main as quickstartMain
+import dev.trellis.samples.readme.routing.main as routingMain
 
 /**
  * The README's Kotlin and Java blocks are complete files: each is one of the `readme` sources of these tests,
@@ -62,6 +64,8 @@ class ReadmeSnippetsTest {
             snippet("kotlin/dev/trellis/samples/readme/durable/Shipping.kt"),
             snippet("kotlin/dev/trellis/samples/readme/composition/Composition.kt"),
             snippet("kotlin/dev/trellis/samples/readme/policies/Metering.kt"),
+            snippet("kotlin/dev/trellis/samples/readme/routing/Triage.kt"),
+            snippet("kotlin/dev/trellis/samples/readme/fallback/Fallback.kt"),
         )
         blocks("java") shouldContainExactly listOf(snippet("java/dev/trellis/samples/readme/JavaQuickstart.java"))
     }
@@ -98,6 +102,18 @@ class ReadmeSnippetsTest {
         printed { policiesMain() } shouldContainExactly listOf(
             "Call me at *** about: the invoice",
             "metered 33 characters",
+        )
+    }
+
+    @Test
+    fun `the routing example sends each ticket to the first queue whose condition holds, else to a human`() {
+        printed { routingMain() } shouldContainExactly listOf("outage", "billing", "human")
+    }
+
+    @Test
+    fun `the error route example falls back to the cached answer after three attempts`() {
+        printed { fallbackMain() } shouldContainExactly listOf(
+            "COMPLETED: cached answer (web failed 3 times: search API is down)",
         )
     }
 
