@@ -43,8 +43,14 @@ class RoutingRulesTest {
             val low = lazy { node("low") { set(S.log, listOf("low")) } } // declared only when the ending uses it
             start(review)
             review.firstMatch {
-                on(high) { tried += "high"; it[S.score] >= 8 }
-                on(mid) { tried += "mid"; it[S.score] >= 5 }
+                on(high) {
+                    tried += "high"
+                    it[S.score] >= 8
+                }
+                on(mid) {
+                    tried += "mid"
+                    it[S.score] >= 5
+                }
                 ending(low)
             }
         }
