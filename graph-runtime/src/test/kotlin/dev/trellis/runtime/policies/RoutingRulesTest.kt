@@ -35,7 +35,9 @@ class RoutingRulesTest {
     private val tried = ArrayList<String>()
 
     /** review → high (score ≥ 8) | mid (score ≥ 5) | [ending]; every condition logs that it was tried. */
-    private fun reviewGraph(ending: dev.trellis.graph.FirstMatchBuilder.(low: Lazy<dev.trellis.graph.NodeRef>) -> Unit) =
+    private fun reviewGraph(
+        ending: dev.trellis.graph.FirstMatchBuilder.(low: Lazy<dev.trellis.graph.NodeRef>) -> Unit,
+    ) =
         graph("review", S) {
             val review = node("review") { set(S.log, listOf("review")) }
             val high = node("high") { set(S.log, listOf("high")) }
@@ -150,7 +152,8 @@ class RoutingRulesTest {
     @Test
     fun `build refuses a first-match block that does not say what happens when nothing matches`() {
         val error = shouldThrow<GraphValidationException> { reviewGraph { } }
-        error.message shouldContain "First-match routing of node 'review' does not say what happens when no condition holds"
+        error.message shouldContain
+            "First-match routing of node 'review' does not say what happens when no condition holds"
         error.message shouldContain "otherwise(END) (the path may end there)"
         error.message shouldContain "otherwiseFail()"
         shouldThrow<GraphValidationException> {
