@@ -25,7 +25,7 @@ public class GraphConfig internal constructor(
     public val defaultRetry: Retry,
     /** Interceptors of every node, outermost first, inside the run's and outside each node's (`docs/semantics.md` §13). */
     public val interceptors: List<NodeInterceptor> = emptyList(),
-    /** The handler of the failures of nodes that declare no error route of their own, or null (`docs/semantics.md` §13.3). */
+    /** The handler of failures of nodes without an error route of their own, or null (`docs/semantics.md` §13.3). */
     public val defaultFailureHandler: String? = null,
     /** The key the default handler's failures are written to, or null. */
     public val defaultFailureKey: StateKey<out NodeError?>? = null,

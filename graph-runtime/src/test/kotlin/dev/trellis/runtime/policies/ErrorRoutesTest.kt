@@ -185,8 +185,8 @@ class ErrorRoutesTest {
         run.result.state[S.log] shouldContainExactly listOf("sub: child broke", "map: task 2 broke")
         run.result.node("sub").status shouldBe Status.FAILED
         run.result.node("each").status shouldBe Status.FAILED
-        run.all<RunEvent.NodeFailed>().filter { it.routedTo != null }.map { it.path to it.routedTo } shouldContainExactly
-            listOf("sub" to "subFailed", "each" to "mapFailed")
+        val routed = run.all<RunEvent.NodeFailed>().filter { it.routedTo != null }.map { it.path to it.routedTo }
+        routed shouldContainExactly listOf("sub" to "subFailed", "each" to "mapFailed")
     }
 
     @Test
