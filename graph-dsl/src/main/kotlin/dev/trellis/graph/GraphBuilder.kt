@@ -41,6 +41,7 @@ public class GraphBuilder(
     private val composites = ArrayList<String>()
     private val compensations = LinkedHashMap<String, Compensation>()
     private val compensationProblems = ArrayList<String>()
+    private val routing = ArrayList<String>()
 
     /** The end of a path: route to it to finish, e.g. `review.route(write, END) { ... }`. */
     @Suppress("PropertyName", "ktlint:standard:property-naming")
@@ -259,6 +260,34 @@ public class GraphBuilder(
     }
 
     /**
+     * Routes this node first-match (`docs/semantics.md` §13.2): the conditions declared in [block] are tried in order
+     * on the merged state and the first that holds wins; the block must end with `otherwise(target)`,
+     * `otherwise(END)` or `otherwiseFail()`.
+     *
+     * ```kotlin
+     * review.firstMatch {
+     *     on(publish) { it[Doc.approved] }
+     *     on(write) { it[Doc.drafts] < 3 }
+     *     otherwise(END)
+     * }
+     * ```
+     */
+    public fun NodeRef.firstMatch(block: FirstMatchBuilder.() -> Unit) {
+        val spec = FirstMatchBuilder().apply(block)
+        val problems = spec.problems(id)
+        routing += problems
+        if (problems.isEmpty()) edges += Edge.FirstMatch(id, spec.branches.toList().frozen(), spec.endings.single())
+    }
+
+    /**
+     * Routes the failure of this node's executions (after its retries) to [handler] instead of failing the run, and
+     * writes it to [error] as a [NodeError] when given (`docs/semantics.md` §13.3).
+     */
+    public fun NodeRef.onFailure(handler: NodeRef, error: StateKey<out NodeError?>? = null) {
+        edges += Edge.OnFailure(id, handler.id, error)
+    }
+
+    /**
      * Wraps this node's attempts in [interceptors], inside the run's and the graph's; calls add up, the first
      * installed being the outermost (`docs/semantics.md` §13).
      */
@@ -305,8 +334,11 @@ public class GraphBuilder(
         }
         problems += compensationProblems
         problems += composites
+        problems += routing
+        val edges = edges + FailureRoutes.defaults(nodes, edges, config)
+        problems += FailureRoutes.problems(nodes, edges, schema, config)
         val nodes = nodes.map { it.withPolicies(interceptors[it.id]?.toList().orEmpty(), compensations[it.id]) }
-        val topology = Topology.compile(id, schema, nodes, edges.toList(), entries.toList(), problems)
+        val topology = Topology.compile(id, schema, nodes, edges, entries.toList(), problems)
         if (topology != null) {
             val maxConcurrency = config.maxConcurrency
             ParallelWrites.find(topology, maxConcurrency).filter { it.definite }.mapTo(problems) { it.problem() }

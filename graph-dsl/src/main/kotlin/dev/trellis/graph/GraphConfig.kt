@@ -25,12 +25,17 @@ public class GraphConfig internal constructor(
     public val defaultRetry: Retry,
     /** Interceptors of every node, outermost first, inside the run's and outside each node's (`docs/semantics.md` §13). */
     public val interceptors: List<NodeInterceptor> = emptyList(),
+    /** The handler of failures of nodes without an error route of their own, or null (`docs/semantics.md` §13.3). */
+    public val defaultFailureHandler: String? = null,
+    /** The key the default handler's failures are written to, or null. */
+    public val defaultFailureKey: StateKey<out NodeError?>? = null,
 ) {
     override fun toString(): String =
         "GraphConfig(maxNodeExecutions=$maxNodeExecutions, executionTimeout=$executionTimeout, " +
             "maxConcurrency=$maxConcurrency, failFast=$failFast, defaultNodeTimeout=$defaultNodeTimeout, " +
             "defaultRetry=$defaultRetry, " +
-            "interceptors=${interceptors.size})"
+            "interceptors=${interceptors.size}" +
+            (defaultFailureHandler?.let { ", defaultOnFailure=$it" } ?: "") + ")"
 
     /** Defaults. */
     public companion object {
@@ -74,7 +79,27 @@ public class GraphConfigBuilder {
         this.interceptors += interceptors
     }
 
+    internal var failureHandler: String? = null
+        private set
+    internal var failureKey: StateKey<out NodeError?>? = null
+        private set
+    internal var failureHandlers = 0
+        private set
+
+    /**
+     * Routes the failure of every node that declares no error route of its own (except [handler] itself) to
+     * [handler], written to [error] as a [NodeError] when given (`docs/semantics.md` §13.3).
+     */
+    public fun defaultOnFailure(handler: NodeRef, error: StateKey<out NodeError?>? = null) {
+        failureHandler = handler.id
+        failureKey = error
+        failureHandlers++
+    }
+
     internal fun problems(): List<String> = buildList {
+        if (failureHandlers > 1) {
+            add("config: defaultOnFailure is declared $failureHandlers times; keep one.")
+        }
         if (maxNodeExecutions < 1) add("config: maxNodeExecutions must be at least 1, but was $maxNodeExecutions.")
         if (maxConcurrency < 1) add("config: maxConcurrency must be at least 1, but was $maxConcurrency.")
         executionTimeout?.let {
@@ -98,5 +123,7 @@ public class GraphConfigBuilder {
             defaultNodeTimeout,
             defaultRetry,
             Collections.unmodifiableList(interceptors.toList()),
+            failureHandler,
+            failureKey,
         )
 }

@@ -34,7 +34,7 @@ internal object Mermaid {
             }
         }
         if (graph.edges.any { Graph.END in it.targets } ||
-            graph.nodes.any { n -> graph.edges.none { it.from == n.id } }
+            graph.nodes.any { n -> graph.edges.none { it.from == n.id && it !is Edge.OnFailure } }
         ) {
             appendLine("$indent$end([end])")
         }
@@ -44,10 +44,19 @@ internal object Mermaid {
                 is Edge.Plain -> appendLine("$indent${ref(edge.from)} --> ${ref(edge.to)}")
                 is Edge.Conditional -> appendLine("$indent${ref(edge.from)} -. if .-> ${ref(edge.to)}")
                 is Edge.Route -> edge.targets.forEach { appendLine("$indent${ref(edge.from)} -. route .-> ${ref(it)}") }
+                is Edge.FirstMatch -> {
+                    edge.branches.forEachIndexed { i, branch ->
+                        appendLine("$indent${ref(edge.from)} -. if ${i + 1} .-> ${ref(branch.to)}")
+                    }
+                    edge.otherwise?.let { appendLine("$indent${ref(edge.from)} -. otherwise .-> ${ref(it)}") }
+                }
+                is Edge.OnFailure -> appendLine("$indent${ref(edge.from)} -. on failure .-> ${ref(edge.to)}")
             }
         }
         for (node in graph.nodes) {
-            if (graph.edges.none { it.from == node.id }) appendLine("$indent${ids.getValue(node.id)} --> $end")
+            if (graph.edges.none { it.from == node.id && it !is Edge.OnFailure }) {
+                appendLine("$indent${ids.getValue(node.id)} --> $end")
+            }
         }
     }
 

@@ -123,4 +123,49 @@ public sealed class Edge {
     ) : Edge() {
         override fun toString(): String = "$from -> one of $targets"
     }
+
+    /**
+     * First-match routing (`docs/semantics.md` §13.2): the [branches] are tried in order and the first whose condition
+     * holds on the merged state is taken; when none holds, [otherwise] is taken ([Graph.END]: the path ends there),
+     * or, when it is null, the execution fails with `NoRouteMatchedException`.
+     */
+    public class FirstMatch internal constructor(
+        override val from: String,
+        /** The conditions and their targets, in the order they are tried. */
+        public val branches: List<Branch>,
+        /** The default target ([Graph.END] when the path may end), or null when no match fails the node. */
+        public val otherwise: String?,
+    ) : Edge() {
+        override val targets: List<String> =
+            java.util.Collections.unmodifiableList((branches.map { it.to } + listOfNotNull(otherwise)).distinct())
+
+        override fun toString(): String =
+            "$from -> first of ${branches.map { it.to }}, otherwise ${otherwise ?: "fail"}"
+
+        /** One condition of a first-match block and the target it leads to. */
+        public class Branch internal constructor(
+            /** The target taken when [condition] is the first that holds. */
+            public val to: String,
+            /** The condition, on the merged state. */
+            public val condition: (State) -> Boolean,
+        ) {
+            override fun toString(): String = "-> $to"
+        }
+    }
+
+    /**
+     * An error route (`docs/semantics.md` §13.3): taken only when an execution of [from] fails; the failure goes to
+     * [to] instead of failing the run, written to [error] when given.
+     */
+    public class OnFailure internal constructor(
+        override val from: String,
+        /** The handler node. */
+        public val to: String,
+        /** The key the failure is written to, as a [NodeError], or null. */
+        public val error: StateKey<out NodeError?>?,
+    ) : Edge() {
+        override val targets: List<String> get() = listOf(to)
+
+        override fun toString(): String = "$from -(on failure)-> $to"
+    }
 }

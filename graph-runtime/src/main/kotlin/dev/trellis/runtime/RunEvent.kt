@@ -128,7 +128,10 @@ public sealed class RunEvent(
         override fun describe(): String = "$path#$execution attempts=$attempts"
     }
 
-    /** An execution failed with [error] (after its retries). */
+    /**
+     * An execution failed with [error] (after its retries). When [routedTo] is set, the failure went to that handler
+     * (an error route, `docs/semantics.md` §13.3) instead of failing the run, and an [EdgeTaken] to it follows.
+     */
     public class NodeFailed internal constructor(
         runId: String,
         timestamp: Instant,
@@ -142,8 +145,11 @@ public sealed class RunEvent(
         public val duration: Duration,
         path: String = nodeId,
         task: Int = -1,
+        /** The path of the handler node the failure was routed to, or null when it fails the run. */
+        public val routedTo: String? = null,
     ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
-        override fun describe(): String = "$path#$execution attempts=$attempts error=$error"
+        override fun describe(): String =
+            "$path#$execution attempts=$attempts error=$error" + (routedTo?.let { " routedTo=$it" } ?: "")
     }
 
     /** An execution was cancelled (run cancelled, fail-fast or run timeout). */

@@ -92,7 +92,9 @@ object EventInvariants {
                 is RunEvent.NodeCancelled -> end(event.path, event.execution, event, open, openExecution, lastEnd)
                 is RunEvent.EdgeTaken -> {
                     check(event.from !in open) { "$event while an execution of ${event.from} is open" }
-                    check(lastEnd[event.from] is RunEvent.NodeCompleted) {
+                    val end = lastEnd[event.from]
+                    // After a completion, or after a failure routed to the edge's target (§13.3).
+                    check(end is RunEvent.NodeCompleted || (end is RunEvent.NodeFailed && end.routedTo == event.to)) {
                         "$event does not follow a NodeCompleted of ${event.from} (last end: ${lastEnd[event.from]})"
                     }
                 }

@@ -5,6 +5,7 @@ import dev.trellis.graph.Graph
 import dev.trellis.graph.GraphBuilder
 import dev.trellis.graph.GraphValidationException
 import dev.trellis.graph.NodeBody
+import dev.trellis.graph.NodeError
 import dev.trellis.graph.NodeRef
 import dev.trellis.graph.NodeScope
 import dev.trellis.graph.State
@@ -292,6 +293,45 @@ public object JavaGraph {
             val refs = targets.map { NodeRef.of(it) }.toTypedArray()
             return declare { NodeRef.of(from).route(*refs) { NodeRef.of(selector.apply(it)) } }
         }
+
+        /**
+         * Routes [from] first-match (`docs/semantics.md` §13.2): the conditions declared by [routes] are tried in order
+         * on the merged state and the first that holds wins; they must end with `otherwise(target)`,
+         * `otherwise(Graph.END)` (the path may end there) or `otherwiseFail()`.
+         *
+         * ```java
+         * builder.firstMatch("review", routes -> routes
+         *     .on("publish", s -> s.get(approved))
+         *     .on("write", s -> s.get(drafts) < 3)
+         *     .otherwiseFail());
+         * ```
+         */
+        public fun firstMatch(from: String, routes: Consumer<FirstMatchRoutes>): Builder {
+            val declared = FirstMatchRoutes().also { routes.accept(it) }
+            return declare { NodeRef.of(from).firstMatch { declared.applyTo(this) } }
+        }
+
+        /**
+         * Routes the failures of [nodeId] (after its retries) to node [handler] instead of failing the run
+         * (`docs/semantics.md` §13.3).
+         */
+        public fun onFailure(nodeId: String, handler: String): Builder =
+            declare { NodeRef.of(nodeId).onFailure(NodeRef.of(handler)) }
+
+        /**
+         * As `onFailure(nodeId, handler)`, writing each failure to [error] (see [Keys.nodeError]) for the handler to
+         * read.
+         */
+        public fun onFailure(nodeId: String, handler: String, error: StateKey<NodeError>): Builder =
+            declare { NodeRef.of(nodeId).onFailure(NodeRef.of(handler), error) }
+
+        /** Routes the failures of every node without an error route of its own (except [handler]) to [handler]. */
+        public fun defaultOnFailure(handler: String): Builder =
+            declare { config { defaultOnFailure(NodeRef.of(handler)) } }
+
+        /** As `defaultOnFailure(handler)`, writing each failure to [error] (see [Keys.nodeError]). */
+        public fun defaultOnFailure(handler: String, error: StateKey<NodeError>): Builder =
+            declare { config { defaultOnFailure(NodeRef.of(handler), error) } }
 
         /**
          * Wraps every node's attempts in [interceptor] (see [Interceptor]); calls add up, the first installed being

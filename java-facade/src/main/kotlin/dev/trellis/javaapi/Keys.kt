@@ -1,5 +1,6 @@
 package dev.trellis.javaapi
 
+import dev.trellis.graph.NodeError
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
@@ -7,6 +8,7 @@ import dev.trellis.graph.TaskError
 import dev.trellis.javaapi.internal.KeyCodecs
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.builtins.ListSerializer
+import kotlinx.serialization.builtins.nullable
 
 /**
  * Declares state keys from Java, each with a serializer so every state can be checkpointed. Keys belong to a
@@ -84,6 +86,14 @@ public object Keys {
             emptyMap(),
             Reducer.merge(),
         )
+
+    /**
+     * A key for the failure an error route writes (`JavaGraph.Builder.onFailure(node, handler, key)`): a [NodeError],
+     * null until a failure is routed; each routed failure replaces it.
+     */
+    @JvmStatic
+    public fun nodeError(schema: StateSchema, name: String): StateKey<NodeError?> =
+        schema.key(name, NodeError.serializer().nullable, NodeError::class.java, true, null, null)
 
     /**
      * A key for the failures a map node collects (`MapOptions.collectErrors(key)`): a list of [TaskError], empty by

@@ -88,7 +88,8 @@ internal class ConsoleView(private val terminal: Terminal, live: Boolean) {
                             run,
                             event.path,
                             event.execution,
-                        )} failed after ${event.attempts} attempt(s): ${event.error.message}",
+                        )} failed after ${event.attempts} attempt(s): ${event.error.message}" +
+                            (event.routedTo?.let { " → routed to $it" } ?: ""),
                     ),
                     event.path,
                 )

@@ -51,6 +51,7 @@ internal fun RunEvent.toJson(): JsonObject = buildJsonObject {
             put("attempts", e.attempts)
             put("error", e.error.toString())
             put("durationMs", e.duration.toMillis())
+            e.routedTo?.let { put("routedTo", it) }
         }
         is RunEvent.NodeCancelled, is RunEvent.NodeCompensating, is RunEvent.NodeCompensated -> {
             put("node", e.nodeId)

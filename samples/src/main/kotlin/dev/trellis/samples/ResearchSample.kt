@@ -1,6 +1,7 @@
 package dev.trellis.samples
 
 import dev.trellis.graph.Graph
+import dev.trellis.graph.NodeError
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.Retry
 import dev.trellis.graph.StateSchema
@@ -30,6 +31,7 @@ internal object Research : StateSchema("research") {
     val drafts = key("drafts", default = 0)
     val review = key("review", default = "")
     val published = key("published", default = "")
+    val searchError = key<NodeError?>("searchError", default = null)
 }
 
 /** A custom event streamed by the search nodes. */
@@ -102,8 +104,9 @@ internal class ReviewerAgent(private val acceptAt: Int) : Agent {
 }
 
 /**
- * The default sample: plan → four parallel searches (one flaky, retried) → collect → write ⇄ review (until
- * accepted or [ResearchSample.MAX_DRAFTS]) → publish.
+ * The default sample: plan → four parallel searches (one flaky, retried; a search that still fails after its retries
+ * falls back through an error route) → collect → write ⇄ review (until accepted or [ResearchSample.MAX_DRAFTS]) →
+ * publish.
  */
 internal object ResearchSample : Sample {
     override val name: String = "research"
@@ -117,11 +120,11 @@ internal object ResearchSample : Sample {
     /** The run's budget of the cost meter's tokens (`docs/semantics.md` §13.4). */
     const val TOKEN_BUDGET: Double = 20_000.0
 
-    /** The tools of one run of the sample. */
-    class Tools {
+    /** The tools of one run of the sample; the news search fails its first [newsFailures] calls. */
+    class Tools(newsFailures: Int = 1) {
         val web = SearchTool("web", 300.milliseconds)
         val papers = SearchTool("papers", 450.milliseconds)
-        val news = SearchTool("news", 150.milliseconds, failures = 1)
+        val news = SearchTool("news", 150.milliseconds, failures = newsFailures)
         val code = SearchTool("code", 200.milliseconds)
         val all = listOf(web, papers, news, code)
 
@@ -145,6 +148,12 @@ internal object ResearchSample : Sample {
                 set(Research.findings, found)
             }
         }
+        // A search that still fails after its retries falls back (an error route) instead of failing the run.
+        val fallback = node("search-fallback") {
+            val failed = get(Research.searchError)!!
+            val source = failed.node.removePrefix("search-")
+            set(Research.findings, listOf("[$source] unavailable after ${failed.attempts} attempts; no findings"))
+        }
         val collect = node("collect") { set(Research.notes, get(Research.findings).sorted().joinToString("; ")) }
         val write = agentNode(
             "write",
@@ -167,7 +176,9 @@ internal object ResearchSample : Sample {
         for (search in searches) {
             plan then search
             search then collect
+            search.onFailure(fallback, error = Research.searchError)
         }
+        fallback then collect
         collect then write
         write then review
         review.route(write, publish) { state ->

@@ -14,9 +14,11 @@ import dev.trellis.samples.readme.budgets.main as budgetsMain
 import dev.trellis.samples.readme.caching.main as cachingMain
 import dev.trellis.samples.readme.composition.main as compositionMain
 import dev.trellis.samples.readme.durable.main as durableMain
+import dev.trellis.samples.readme.fallback.main as fallbackMain
 import dev.trellis.samples.readme.policies.main as policiesMain
 import dev.trellis.samples.readme.quickstart.main as quickstartMain
 import dev.trellis.samples.readme.saga.main as sagaMain
+import dev.trellis.samples.readme.routing.main as routingMain
 
 /**
  * The README's Kotlin and Java blocks are complete files: each is one of the `readme` sources of these tests,
@@ -65,6 +67,8 @@ class ReadmeSnippetsTest {
             snippet("kotlin/dev/trellis/samples/readme/durable/Shipping.kt"),
             snippet("kotlin/dev/trellis/samples/readme/composition/Composition.kt"),
             snippet("kotlin/dev/trellis/samples/readme/policies/Metering.kt"),
+            snippet("kotlin/dev/trellis/samples/readme/routing/Triage.kt"),
+            snippet("kotlin/dev/trellis/samples/readme/fallback/Fallback.kt"),
             snippet("kotlin/dev/trellis/samples/readme/caching/Caching.kt"),
             snippet("kotlin/dev/trellis/samples/readme/budgets/Budgets.kt"),
             snippet("kotlin/dev/trellis/samples/readme/saga/Saga.kt"),
@@ -112,6 +116,18 @@ class ReadmeSnippetsTest {
         printed { policiesMain() } shouldContainExactly listOf(
             "Call me at *** about: the invoice",
             "metered 33 characters",
+        )
+    }
+
+    @Test
+    fun `the routing example sends each ticket to the first queue whose condition holds, else to a human`() {
+        printed { routingMain() } shouldContainExactly listOf("outage", "billing", "human")
+    }
+
+    @Test
+    fun `the error route example falls back to the cached answer after three attempts`() {
+        printed { fallbackMain() } shouldContainExactly listOf(
+            "COMPLETED: cached answer (web failed 3 times: search API is down)",
         )
     }
 

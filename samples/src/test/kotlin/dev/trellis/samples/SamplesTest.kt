@@ -1,11 +1,17 @@
 package dev.trellis.samples
 
+import dev.trellis.graph.NodeError
+import dev.trellis.graph.stateOf
 import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.Status
+import dev.trellis.runtime.events
+import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.longs.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldStartWith
+import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.test.StandardTestDispatcher
 import kotlinx.coroutines.test.TestScope
 import kotlinx.coroutines.test.runTest
@@ -36,7 +42,9 @@ class SamplesTest {
         result.node("write").executions shouldBe ResearchSample.ACCEPT_AT
         result.node("review").executions shouldBe ResearchSample.ACCEPT_AT
         result.node("collect").executions shouldBe 1
-        result.nodes.values.map { it.status }.toSet() shouldBe setOf(Status.COMPLETED)
+        result.nodes.filterKeys { it != "search-fallback" }.values.map { it.status }.toSet() shouldBe
+            setOf(Status.COMPLETED)
+        result.node("search-fallback").status shouldBe Status.PENDING // the flaky search recovered on its retry
         result.state[Research.findings].size shouldBe 4
         result.state[Research.review] shouldBe "ACCEPT draft 3"
         result.state[Research.published] shouldStartWith "Report on 'Why is the sky blue?' (draft 3)"
@@ -46,6 +54,29 @@ class SamplesTest {
         outcome.notes[1] shouldStartWith "cost meter (interceptor): "
         outcome.notes[1].substringAfter(": ").substringBefore(" tokens").toLong() shouldBeGreaterThan
             result.state[Research.published].length.toLong()
+    }
+
+    @Test
+    fun `research falls back through an error route when a search still fails after its retries`() = runTest {
+        val tools = ResearchSample.Tools(newsFailures = 3)
+        val events = ArrayList<RunEvent>()
+        val result = ResearchSample.graph(tools).events(
+            stateOf(Research.question to ResearchSample.QUESTION),
+            RunOptions(dispatcher = StandardTestDispatcher(testScheduler), timeSource = testScheduler.timeSource),
+        ).toList(events).last().let { (it as RunEvent.RunCompleted).result }
+        result.status shouldBe Status.COMPLETED
+        result.errors shouldBe emptyList()
+        tools.news.calls.get() shouldBe 3
+        result.node("search-news").status shouldBe Status.FAILED
+        result.node("search-news").attempts shouldBe 3
+        result.node("search-fallback").executions shouldBe 1
+        result.state[Research.searchError] shouldBe
+            NodeError("search-news", "java.io.IOException", "news timed out (simulated, call 3)", 3)
+        result.state[Research.findings] shouldContain "[news] unavailable after 3 attempts; no findings"
+        result.state[Research.findings].size shouldBe 4
+        result.node("collect").executions shouldBe 1
+        result.state[Research.review] shouldBe "ACCEPT draft 3"
+        events.filterIsInstance<RunEvent.NodeFailed>().single().routedTo shouldBe "search-fallback"
     }
 
     @Test

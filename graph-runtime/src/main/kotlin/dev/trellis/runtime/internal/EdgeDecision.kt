@@ -4,6 +4,7 @@ import dev.trellis.graph.CompiledEdge
 import dev.trellis.graph.Edge
 import dev.trellis.graph.State
 import dev.trellis.graph.Topology
+import dev.trellis.runtime.NoRouteMatchedException
 
 /** Returned by [decide] when a conditional edge is not taken. */
 internal const val NOT_TAKEN = Int.MIN_VALUE
@@ -21,6 +22,24 @@ internal fun CompiledEdge.decide(state: State, nodeId: String): Int = when (val 
         }
         targets[position]
     }
+    is Edge.FirstMatch -> firstMatch(edge, state, nodeId)
+    is Edge.OnFailure -> NOT_TAKEN // taken only by a failure (`Steps.kt`)
+}
+
+/** The first branch whose condition holds, else the default; no default fails (`docs/semantics.md` §13.2). */
+private fun CompiledEdge.firstMatch(edge: Edge.FirstMatch, state: State, nodeId: String): Int {
+    val names = edge.targets
+    for (branch in edge.branches) {
+        if (branch.condition(state)) return targets[names.indexOf(branch.to)]
+    }
+    val otherwise = edge.otherwise ?: throw NoRouteMatchedException(nodeId, edge.branches.map { it.to })
+    return targets[names.indexOf(otherwise)]
+}
+
+/** The error route of node [index], or null (`docs/semantics.md` §13.3). */
+internal fun Topology.failureRoute(index: Int): CompiledEdge? {
+    for (edge in outgoing[index]) if (edge.source is Edge.OnFailure) return edge
+    return null
 }
 
 /**

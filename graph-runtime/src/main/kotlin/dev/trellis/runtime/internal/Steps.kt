@@ -125,6 +125,7 @@ private fun Engine.sendCompleted(execution: Execution) = outbox.post {
 
 private fun Engine.failed(execution: Execution) {
     val error = execution.error!!
+    if (routeFailure(execution, error)) return
     outbox.post {
         RunEvent.NodeFailed(
             runId,
