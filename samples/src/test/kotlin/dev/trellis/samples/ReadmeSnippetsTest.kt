@@ -17,8 +17,8 @@ import dev.trellis.samples.readme.durable.main as durableMain
 import dev.trellis.samples.readme.fallback.main as fallbackMain
 import dev.trellis.samples.readme.policies.main as policiesMain
 import dev.trellis.samples.readme.quickstart.main as quickstartMain
-import dev.trellis.samples.readme.saga.main as sagaMain
 import dev.trellis.samples.readme.routing.main as routingMain
+import dev.trellis.samples.readme.saga.main as sagaMain
 
 /**
  * The README's Kotlin and Java blocks are complete files: each is one of the `readme` sources of these tests,

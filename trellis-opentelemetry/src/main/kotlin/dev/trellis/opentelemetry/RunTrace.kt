@@ -80,7 +80,11 @@ internal class RunTrace(
                 "trellis.checkpoint",
                 Attributes.of(Attr.CHECKPOINT_SEQUENCE, event.checkpoint, Attr.CHECKPOINT_FULL, event.full),
             )
-            is RunEvent.EdgeTaken, is RunEvent.NodeCacheHit, is RunEvent.NodeCacheStored, is RunEvent.MetersCharged -> Unit
+            is RunEvent.EdgeTaken,
+            is RunEvent.NodeCacheHit,
+            is RunEvent.NodeCacheStored,
+            is RunEvent.MetersCharged,
+            -> Unit
             is RunEvent.Terminal -> finish(event)
         }
     }
