@@ -5,7 +5,6 @@ import dev.trellis.graph.NodeError
 import dev.trellis.graph.State
 import dev.trellis.runtime.RunEvent
 import kotlinx.coroutines.CancellationException
-import java.time.Duration
 
 /**
  * Routes the failure of [execution] to its node's handler (`docs/semantics.md` §13.3) and returns true, or returns
@@ -19,19 +18,7 @@ internal fun Engine.routeFailure(execution: Execution, error: Throwable): Boolea
     val edge = route.source as Edge.OnFailure
     val handler = route.targets[0]
     val handlerPath = paths[handler]
-    outbox.post {
-        RunEvent.NodeFailed(
-            runId,
-            now(),
-            execution.node.id,
-            execution.number,
-            execution.attempt,
-            error,
-            Duration.ofNanos(execution.durationNanos),
-            execution.path,
-            routedTo = handlerPath,
-        )
-    }
+    postFailed(execution, error, routedTo = handlerPath)
     edge.error?.let { key ->
         val record = NodeError(execution.node.id, error.javaClass.name, error.message, execution.attempt)
         val k = key.index

@@ -126,6 +126,12 @@ private fun Engine.sendCompleted(execution: Execution) = outbox.post {
 private fun Engine.failed(execution: Execution) {
     val error = execution.error!!
     if (routeFailure(execution, error)) return
+    postFailed(execution, error, routedTo = null)
+    fail(error)
+}
+
+/** Posts [execution]'s `NodeFailed` event; [routedTo] names the error route's handler when the failure was routed. */
+internal fun Engine.postFailed(execution: Execution, error: Throwable, routedTo: String?) {
     outbox.post {
         RunEvent.NodeFailed(
             runId,
@@ -136,9 +142,9 @@ private fun Engine.failed(execution: Execution) {
             error,
             Duration.ofNanos(execution.durationNanos),
             execution.path,
+            routedTo = routedTo,
         )
     }
-    fail(error)
 }
 
 /** Marks the run failed: nothing starts any more; with fail-fast, running nodes are cancelled. */
