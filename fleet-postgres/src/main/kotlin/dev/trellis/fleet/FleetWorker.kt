@@ -2,20 +2,24 @@ package dev.trellis.fleet
 
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.checkpoint.CheckpointStoreException
-import dev.trellis.checkpoint.FencedOutException
+import dev.trellis.checkpoint.Lease
 import dev.trellis.checkpoint.RunOwnedException
 import dev.trellis.checkpoint.postgres.PostgresCheckpointStore
 import dev.trellis.fleet.internal.Claim
+import dev.trellis.fleet.internal.ClaimPacing
+import dev.trellis.fleet.internal.FleetStore
 import dev.trellis.fleet.internal.Listener
+import dev.trellis.fleet.internal.Outcome
 import dev.trellis.fleet.internal.Queue
 import dev.trellis.fleet.internal.StateJson
+import dev.trellis.fleet.internal.StoreLeases
 import dev.trellis.fleet.internal.Tables
+import dev.trellis.fleet.internal.outcomeOf
 import dev.trellis.graph.Graph
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.GraphRunException
 import dev.trellis.runtime.RunControl
 import dev.trellis.runtime.RunOptions
-import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.StateMigration
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.invoke
@@ -30,6 +34,7 @@ import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import java.time.Duration
 import java.util.concurrent.ArrayBlockingQueue
@@ -68,12 +73,22 @@ public class FleetWorker @JvmOverloads constructor(
     public val id: String get() = options.workerId
 
     /** The checkpoint store the worker's runs write, with the worker's lease duration. */
-    public val store: CheckpointStore =
-        PostgresCheckpointStore(dataSource, options.schema, leaseDuration = options.leaseDuration)
+    public val store: CheckpointStore get() = fleetStore
+
+    private val fleetStore = FleetStore(
+        PostgresCheckpointStore(
+            dataSource,
+            options.schema,
+            leaseDuration = options.leaseDuration,
+            groupCommit = options.groupCommit,
+        ),
+    )
+    private val storeLeases = StoreLeases(options.schema)
 
     private val tables = Tables(options.schema)
     private val queue = Queue(dataSource, tables)
     private val leaseMillis = options.leaseDuration.toMillis()
+    private val retryMillis = leaseMillis / RETRY_FRACTION
     private val observer = options.observer ?: object : FleetObserver {}
 
     private class Registration(val graph: Graph, val version: Int, val migrations: List<StateMigration>)
@@ -144,6 +159,8 @@ public class FleetWorker @JvmOverloads constructor(
             check(state == State.NEW) { "Worker '$id' was already started." }
             require(registered.isNotEmpty()) { "Worker '$id' has no graph to run; register one before start()." }
             tables.ensure(dataSource)
+            // The store's tables too (a read creates them): claims take store leases in the queue's transaction.
+            runBlocking(Dispatchers.IO) { fleetStore.latest("trellis-fleet-start") }
             for ((_, r) in registered) {
                 queue.registerGraph(r.graph.id, r.version, r.graph.schema.name, StateJson.shapes(r.graph.schema))
             }
@@ -205,19 +222,23 @@ public class FleetWorker @JvmOverloads constructor(
     private fun claimLoop() {
         val keys = runnable.keys.toTypedArray()
         val poll = options.pollInterval.toMillis()
+        val pacing = ClaimPacing(options.concurrency, poll)
         while (claiming) {
+            pacing.gather({ active.size }, wake, { claiming })
             val free = options.concurrency - active.size
-            var full = false
+            pacing.backlog = false
             if (free > 0) {
                 try {
-                    val claims = queue.claim(id, keys, free, leaseMillis)
+                    val orphans = pacing.orphans()
+                    val running = if (orphans) active.keys.toTypedArray() else emptyArray()
+                    val claims = queue.claim(id, keys, free, leaseMillis, storeLeases, orphans, running)
                     for (claim in claims) launch(claim)
-                    full = claims.size == free
+                    pacing.backlog = claims.size == free
                 } catch (e: Exception) {
                     observer.problem(e)
                 }
             }
-            if (!full) wake.poll(poll, TimeUnit.MILLISECONDS)
+            if (!pacing.backlog) wake.poll(poll, TimeUnit.MILLISECONDS)
             purgeIfDue()
         }
     }
@@ -225,14 +246,23 @@ public class FleetWorker @JvmOverloads constructor(
     private fun launch(claim: Claim) {
         observer.claimed(claim.runId, claim.attempt)
         val entry = Active(claim.attempt)
+        claim.granted?.let(fleetStore::grant)
         entry.job = scope.launch(start = CoroutineStart.LAZY) {
+            var outcome: Outcome? = null
             try {
-                val outcome = execute(claim)
-                if (outcome != null) {
-                    entry.finishing = true
-                    withContext(NonCancellable + Dispatchers.IO) { record(claim, outcome) }
-                }
+                outcome = execute(claim)
             } finally {
+                // The store lease is released with the recorded end, in one transaction; alone when nothing is recorded.
+                val release = fleetStore.takeRelease(claim.runId)
+                val ended = outcome
+                withContext(NonCancellable + Dispatchers.IO) {
+                    if (ended != null) {
+                        entry.finishing = true
+                        record(claim, ended, release)
+                    } else if (release != null) {
+                        releaseAlone(release)
+                    }
+                }
                 active.remove(claim.runId, entry)
                 wake.offer(true)
             }
@@ -240,14 +270,6 @@ public class FleetWorker @JvmOverloads constructor(
         active[claim.runId] = entry
         entry.job.start()
     }
-
-    private class Outcome(
-        val status: FleetStatus,
-        val output: String? = null,
-        val error: String? = null,
-        val interrupts: List<FleetInterrupt> = emptyList(),
-        val retryInMillis: Long = 0,
-    )
 
     /** Runs or resumes the claimed run; null when the claim was lost (nothing to record). */
     private suspend fun execute(claim: Claim): Outcome? {
@@ -265,7 +287,7 @@ public class FleetWorker @JvmOverloads constructor(
                 // A first claim has no checkpoint yet (the runtime refuses to start over one that exists): one read less.
                 val latest = if (claim.attempt == 1) null else store.latest(claim.runId)
                 when (latest?.status) {
-                    null -> outcome(graph.invoke(StateJson.decode(graph, claim.input), runOptions))
+                    null -> outcomeOf(retryMillis, graph.invoke(StateJson.decode(graph, claim.input), runOptions))
                     Status.COMPLETED.name -> Outcome(
                         FleetStatus.COMPLETED,
                         output = StateJson.encode(
@@ -280,24 +302,24 @@ public class FleetWorker @JvmOverloads constructor(
                         // Answers apply while the run is still where it paused; once it checkpointed past that point
                         // (an earlier claim resumed it, then died) they were consumed already.
                         val answers = if (latest.status == Status.INTERRUPTED.name) claim.answers else emptyMap()
-                        outcome(graph.resume(claim.runId, runOptions, answers))
+                        outcomeOf(retryMillis, graph.resume(claim.runId, runOptions, answers))
                     }
                 }
             }
         } catch (e: GraphRunException) {
-            outcome(e.result)
+            outcomeOf(retryMillis, e.result)
         } catch (e: RunOwnedException) {
             // The previous owner's store lease has not expired yet: try again once it may have.
-            Outcome(FleetStatus.RUNNING, retryInMillis = leaseMillis / RETRY_FRACTION, error = e.message)
+            Outcome(FleetStatus.RUNNING, retryInMillis = retryMillis, error = e.message)
         } catch (e: CheckpointStoreException) {
-            Outcome(FleetStatus.RUNNING, retryInMillis = leaseMillis / RETRY_FRACTION, error = e.message)
+            Outcome(FleetStatus.RUNNING, retryInMillis = retryMillis, error = e.message)
         } catch (e: CancellationException) {
             throw e
         } catch (e: IllegalStateException) {
             // The run could not be taken up now, typically because a stalled worker's last checkpoint landed between
             // this worker's read of the position and its claim in the store: try again from the new position.
             if (claim.attempt < MAX_SETUP_ATTEMPTS) {
-                Outcome(FleetStatus.RUNNING, retryInMillis = leaseMillis / RETRY_FRACTION, error = e.message)
+                Outcome(FleetStatus.RUNNING, retryInMillis = retryMillis, error = e.message)
             } else {
                 Outcome(FleetStatus.FAILED, error = e.message ?: e.toString())
             }
@@ -306,27 +328,15 @@ public class FleetWorker @JvmOverloads constructor(
         }
     }
 
-    private fun outcome(result: RunResult): Outcome? = when (result.status) {
-        Status.COMPLETED -> Outcome(FleetStatus.COMPLETED, output = StateJson.encode(result.state))
-        Status.INTERRUPTED -> if (result.interrupts.isEmpty()) {
-            Outcome(FleetStatus.QUEUED) // drained: back to the queue for another worker
-        } else {
-            Outcome(FleetStatus.PAUSED, interrupts = result.interrupts.map { FleetInterrupt(it.nodeId, it.payload) })
+    private suspend fun releaseAlone(lease: Lease) {
+        try {
+            fleetStore.release(lease)
+        } catch (e: Exception) {
+            observer.problem(e) // the lease expires on its own
         }
-        Status.FAILED -> when {
-            result.errors.any { it is FencedOutException } -> null // taken over: the new owner records the end
-            result.errors.first() is CheckpointStoreException ->
-                Outcome(
-                    FleetStatus.RUNNING,
-                    retryInMillis = leaseMillis / RETRY_FRACTION,
-                    error = result.error?.message,
-                )
-            else -> Outcome(FleetStatus.FAILED, error = result.error?.let { it.message ?: it.toString() })
-        }
-        else -> null
     }
 
-    private fun record(claim: Claim, outcome: Outcome) {
+    private suspend fun record(claim: Claim, outcome: Outcome, release: Lease?) {
         val recorded = try {
             queue.finish(
                 id,
@@ -337,20 +347,15 @@ public class FleetWorker @JvmOverloads constructor(
                 outcome.error,
                 outcome.interrupts,
                 outcome.retryInMillis,
+                release?.let { storeLeases to it },
             )
         } catch (e: Exception) {
             observer.problem(e)
+            release?.let { releaseAlone(it) }
             return // the lease expires and another worker finds the run's end in its checkpoints
         }
-        if (recorded) {
-            observer.finished(
-                claim.runId,
-                claim.attempt,
-                outcome.status,
-            )
-        } else {
-            observer.lost(claim.runId, claim.attempt)
-        }
+        if (!recorded) return observer.lost(claim.runId, claim.attempt)
+        observer.finished(claim.runId, claim.attempt, outcome.status)
     }
 
     private fun beat() {

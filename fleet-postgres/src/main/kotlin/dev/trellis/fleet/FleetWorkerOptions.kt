@@ -37,6 +37,11 @@ public class FleetWorkerOptions @JvmOverloads constructor(
     public val dispatcher: CoroutineDispatcher? = null,
     /** Told what the worker does; null for nobody. */
     public val observer: FleetObserver? = null,
+    /**
+     * Whether the checkpoint appends of the worker's runs share transactions (`PostgresCheckpointStore`'s
+     * `groupCommit`): as durable as one transaction each, far fewer commits with many runs at once.
+     */
+    public val groupCommit: Boolean = true,
 ) {
     init {
         require(concurrency >= 1) { "concurrency must be at least 1, but was $concurrency." }

@@ -58,4 +58,22 @@ class JavaFleetClientTest {
         CompletionException missing = assertThrows(CompletionException.class, () -> client.result("java-bad").join());
         assertInstanceOf(java.util.NoSuchElementException.class, missing.getCause());
     }
+
+    @Test
+    void aWorkerWithoutGroupCommitRunsTheSameGraphs() {
+        FleetWorkerOptions options = new FleetWorkerOptions(
+                schema, "java-alone", 4, Duration.ofSeconds(5), null, Duration.ofMillis(200), true, null, null, null, false);
+        assertEquals(false, options.getGroupCommit());
+        worker.shutdown(Duration.ofSeconds(10));
+        FleetWorker alone = new FleetWorker(pool, options).register(TestGraphs.greeting(1), 1).start();
+        try {
+            String runId = client.submit(new Submission("greeting", 1, "{\"name\": \"Alone\"}", "java-alone-1")).join();
+            FleetResult done = client.await(runId).join();
+            assertEquals(FleetStatus.COMPLETED, done.getStatus());
+            assertEquals("Hello, Alone", done.state(TestGraphs.greeting(1)).get(TestGraphs.Greeting.INSTANCE.getGreeting()));
+            assertEquals(4, client.history(runId).join().size());
+        } finally {
+            alone.shutdown(Duration.ofSeconds(10));
+        }
+    }
 }

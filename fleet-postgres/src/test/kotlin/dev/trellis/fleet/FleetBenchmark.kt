@@ -21,8 +21,10 @@ import java.util.concurrent.TimeUnit
 /**
  * The fleet's benchmark, run by hand (docs/performance.md says how): throughput of a ten-node graph checkpointed at
  * every step with 1, 2 and 4 worker JVMs, the latency from submit to the first node's start, and the cost of the
- * statements a run makes. Arguments: `[runs per round] [worker counts, comma-separated] [concurrency] [sync|async]`;
- * `async` runs the workers' connections with `synchronous_commit = off` (docs/scale-out.md, "Tuning").
+ * statements a run makes. Arguments:
+ * `[runs per round] [worker counts, comma-separated] [concurrency] [sync|async] [group|nogroup] [costs|nocosts]`;
+ * `async` runs the workers' connections with `synchronous_commit = off` (docs/scale-out.md, "Tuning"), `nogroup`
+ * turns the store's group commit off, `nocosts` skips the statement costs.
  */
 object FleetBenchmark {
     @JvmStatic
@@ -31,15 +33,18 @@ object FleetBenchmark {
         val counts = args.getOrNull(1)?.split(",")?.map(String::toInt) ?: listOf(1, 2, 4)
         val concurrency = args.getOrNull(2)?.toInt() ?: 32
         val sync = args.getOrNull(3) != "async"
+        val group = args.getOrNull(4) != "nogroup"
+        val costs = args.getOrNull(5) != "nocosts"
         val dir = Files.createTempDirectory("fleet-bench")
         println(
-            "fleet benchmark: $runs runs per round, workers $counts, concurrency $concurrency per worker, synchronous_commit ${if (sync) "on" else "off"}",
+            "fleet benchmark: $runs runs per round, workers $counts, concurrency $concurrency per worker, " +
+                "synchronous_commit ${if (sync) "on" else "off"}, group commit ${if (group) "on" else "off"}",
         )
-        for (n in counts) round(n, runs, concurrency, sync, dir)
-        if (sync) statementCosts()
+        for (n in counts) round(n, runs, concurrency, sync, group, dir)
+        if (costs) statementCosts()
     }
 
-    private suspend fun round(workers: Int, runs: Int, concurrency: Int, sync: Boolean, dir: Path) {
+    private suspend fun round(workers: Int, runs: Int, concurrency: Int, sync: Boolean, group: Boolean, dir: Path) {
         val schema = TestPostgres.newSchema()
         val pool = TestGraphs.pool(8)
         val client = FleetClient(pool, schema)
@@ -55,6 +60,7 @@ object FleetBenchmark {
                 "w$i",
                 "$concurrency",
                 "$sync",
+                "$group",
             ).redirectErrorStream(true).redirectOutput(out).start()
             process to out
         }
@@ -113,15 +119,21 @@ object FleetBenchmark {
                 process.outputStream.close()
                 if (!process.waitFor(20, TimeUnit.SECONDS)) process.destroyForcibly()
             }
+
             // The workers' own CPU time (JIT and GC included) per run they ran: what a run costs on the worker side.
-            val cpuMillis = children.sumOf { (_, out) ->
-                out.readLinesSafe().firstOrNull { it.startsWith("CPU ") }?.removePrefix("CPU ")?.toLong() ?: 0L
+            fun reported(prefix: String) = children.sumOf { (_, out) ->
+                out.readLinesSafe().firstOrNull { it.startsWith(prefix) }?.removePrefix(prefix)?.toLong() ?: 0L
             }
+            val cpuMillis = reported("CPU ")
+            val backendMillis = reported("PGCPU ")
             val total = runs / 4 + runs + LATENCY_SAMPLES
             println(
-                "  workers' CPU: %.0f s in all, %.2f ms per run".format(
-                    cpuMillis / 1e3,
+                "  CPU per run: workers %.2f ms, their PostgreSQL backends %.2f ms (%d runs; %.0f s + %.0f s)".format(
                     cpuMillis.toDouble() / total,
+                    backendMillis.toDouble() / total,
+                    total,
+                    cpuMillis / 1e3,
+                    backendMillis / 1e3,
                 ),
             )
             client.close()
@@ -135,7 +147,7 @@ object FleetBenchmark {
     }
 
     private suspend fun awaitCompleted(client: FleetClient, n: Long) {
-        while (client.counts().sumOf { it.completed } < n) delay(20)
+        while (client.counts().sumOf { it.completed } < n) delay(AWAIT_POLL_MILLIS)
     }
 
     /** The cost of each kind of statement a run makes, one at a time on one pool (no contention). */
@@ -200,4 +212,5 @@ object FleetBenchmark {
 
     private const val LATENCY_SAMPLES = 200
     private const val LATENCY_GAP_MILLIS = 10L
+    private const val AWAIT_POLL_MILLIS = 250L
 }

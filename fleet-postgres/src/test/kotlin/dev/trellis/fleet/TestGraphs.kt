@@ -31,18 +31,23 @@ object TestGraphs {
         greet then approve
     }
 
-    /** A pool on the test database. */
+    /** A pool on the test database; its sessions named [applicationName] in `pg_stat_activity` when given. */
     @JvmStatic
     @JvmOverloads
-    fun pool(size: Int, synchronousCommit: Boolean = true): HikariDataSource = HikariDataSource(
-        HikariConfig().apply {
-            dataSource = TestPostgres.dataSource
-            maximumPoolSize = size
-            minimumIdle = 1
-            connectionTimeout = Duration.ofSeconds(30).toMillis()
-            if (!synchronousCommit) connectionInitSql = "SET synchronous_commit = off"
-        },
-    )
+    fun pool(size: Int, synchronousCommit: Boolean = true, applicationName: String? = null): HikariDataSource =
+        HikariDataSource(
+            HikariConfig().apply {
+                dataSource = TestPostgres.dataSource
+                maximumPoolSize = size
+                minimumIdle = 1
+                connectionTimeout = Duration.ofSeconds(30).toMillis()
+                val init = listOfNotNull(
+                    "SET synchronous_commit = off".takeIf { !synchronousCommit },
+                    applicationName?.let { "SET application_name = '$it'" },
+                )
+                if (init.isNotEmpty()) connectionInitSql = init.joinToString("; ")
+            },
+        )
 
     /** Worker options for tests: the given schema, short leases and polls. */
     @JvmStatic

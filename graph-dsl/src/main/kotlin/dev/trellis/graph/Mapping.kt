@@ -70,7 +70,7 @@ public sealed class Mapping(
 
     /** The child's input: its initial state with the key-to-key inputs applied, then [block]'s. */
     internal fun childInput(parent: State, block: ChildInput.() -> Unit, scope: ChildInput): State {
-        for ((from, to) in inputs) scope.setAny(to, parent[from])
+        for (i in inputs.indices) scope.setAny(inputs[i].second, parent[inputs[i].first])
         scope.block()
         return scope.build()
     }
@@ -78,9 +78,9 @@ public sealed class Mapping(
     /** Writes the child's [final] state back through the node's [scope]. */
     @InternalTrellisApi
     public suspend fun applyOutput(scope: NodeScope, final: State) {
-        for ((from, to) in outputs) {
+        for (i in outputs.indices) {
             @Suppress("UNCHECKED_CAST")
-            scope.set(to as StateKey<Any?>, final[from])
+            scope.set(outputs[i].second as StateKey<Any?>, final[outputs[i].first])
         }
         outputBlock?.invoke(scope, final)
     }
@@ -139,7 +139,7 @@ public open class ChildInput internal constructor(
     public val parent: State,
     private val childSchema: StateSchema,
 ) {
-    private val values = childSchema.initialState().copyValues()
+    private val values = State.initialValues(childSchema)
 
     /** Sets the child's key [key] to [value] in the child run's input. */
     public fun <V> set(key: StateKey<V>, value: V) {

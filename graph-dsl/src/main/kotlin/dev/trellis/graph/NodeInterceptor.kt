@@ -23,6 +23,13 @@ package dev.trellis.graph
 public fun interface NodeInterceptor {
     /** Runs one attempt of [chain]'s node, usually by calling [NodeChain.proceed]; returns the attempt's writes. */
     public suspend fun intercept(chain: NodeChain): NodeWrites
+
+    /**
+     * Whether this interceptor also wraps each attempt of each **task** of a map node it wraps (`docs/semantics.md`
+     * §13.1), not only the map node's execution as a whole; false by default. A task's chain has [NodeChain.task] ≥ 0
+     * and its path (`summarize[3]`); tracing uses it to make a task's span current in the task's body.
+     */
+    public val wrapsMapTasks: Boolean get() = false
 }
 
 /**
@@ -55,6 +62,12 @@ public interface NodeChain {
      * apart.
      */
     public val path: String get() = nodeId
+
+    /**
+     * The index of the map task this attempt belongs to, or -1 when the attempt is a node's own (see
+     * [NodeInterceptor.wrapsMapTasks]; `docs/semantics.md` §11).
+     */
+    public val task: Int get() = -1
 
     /** The node's input: the state at the start of this attempt. */
     public val state: State

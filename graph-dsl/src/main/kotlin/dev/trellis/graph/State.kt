@@ -147,10 +147,19 @@ public class State private constructor(
     /** Factories. */
     public companion object {
         internal fun initial(schema: StateSchema): State {
-            val keys = schema.keys
+            val values = initialValues(schema)
+            return State(schema, values, LongArray(values.size))
+        }
+
+        /** The values of [schema]'s initial state: each key's default, or [Unset]. */
+        internal fun initialValues(schema: StateSchema): Array<Any?> {
+            val keys = schema.declaredKeys
             val values = arrayOfNulls<Any?>(keys.size)
-            for (key in keys) values[key.index] = if (key.hasDefault) key.default else Unset
-            return State(schema, values, LongArray(keys.size))
+            for (i in keys.indices) {
+                val key = keys[i]
+                values[key.index] = if (key.hasDefault) key.default else Unset
+            }
+            return values
         }
 
         /** Wraps arrays the caller owns and never changes again. For the runtime's merge loop. */

@@ -45,6 +45,9 @@ public open class StateSchema @JvmOverloads constructor(name: String? = null, pu
 
     internal val keyCount: Int get() = declared.size
 
+    /** The keys in declaration order, not copied (for the runtime's hot paths; never changed by the caller). */
+    internal val declaredKeys: List<StateKey<*>> get() = declared
+
     /** Returns the key called [name], or null. */
     public fun keyOrNull(name: String): StateKey<*>? = byName[name]
 

@@ -54,7 +54,7 @@ public fun Graph.resumeEvents(
     options: RunOptions,
     answers: Map<String, String> = emptyMap(),
 ): Flow<RunEvent> =
-    engineEvents(options) { channel -> resumeEngine(runId, options, answers, channel) }
+    engineEvents(options) { log -> resumeEngine(runId, options, answers, log) }
 
 /**
  * Like [resume] with one [answer] for the single pending interrupt, as a cold flow of the resumed run's events.
@@ -159,7 +159,7 @@ private suspend fun Graph.resumeEngine(
     runId: String,
     options: RunOptions,
     answers: Map<String, String>,
-    events: kotlinx.coroutines.channels.SendChannel<RunEvent>?,
+    events: dev.trellis.runtime.internal.EventLog?,
 ): Engine {
     val checkpointing = requireCheckpointing(options, "resume")
     val calls = CallNames.current()

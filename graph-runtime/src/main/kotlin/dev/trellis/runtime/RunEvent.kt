@@ -18,18 +18,14 @@ import java.time.Instant
 public sealed class RunEvent(
     /** The id of the run. */
     public val runId: String,
+    /**
+     * The position of this event in its run's stream, from 0, without gaps: the order in which the collector receives
+     * the events. Set when the event is made, like every field (`docs/semantics.md` §8).
+     */
+    public val sequence: Long,
     /** When the event happened. */
     public val timestamp: Instant,
 ) {
-    private var seq: Long = -1
-
-    /** The position of this event in its run's stream, from 0, without gaps. */
-    public val sequence: Long get() = seq
-
-    internal fun stamp(sequence: Long) {
-        seq = sequence
-    }
-
     /** The names of the event's fields, for `toString`. */
     protected abstract fun describe(): String
 
@@ -45,6 +41,7 @@ public sealed class RunEvent(
      */
     public sealed class NodeEvent(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         /** The node. */
         public val nodeId: String,
@@ -60,43 +57,47 @@ public sealed class RunEvent(
          * the nodes of a task's child run, whose [path] names the task (`research[3]/web`).
          */
         public val task: Int,
-    ) : RunEvent(runId, timestamp)
+    ) : RunEvent(runId, sequence, timestamp)
 
     /** The last event of a run, with its [result]: [RunCompleted], [RunFailed], [RunCancelled], [RunInterrupted]. */
     public sealed class Terminal(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         /** The run's result. */
         public val result: RunResult,
-    ) : RunEvent(runId, timestamp)
+    ) : RunEvent(runId, sequence, timestamp)
 
     /** The run started from [input]. */
     public class RunStarted internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         /** The graph's id. */
         public val graphId: String,
         /** The run's initial state. */
         public val input: dev.trellis.graph.State,
-    ) : RunEvent(runId, timestamp) {
+    ) : RunEvent(runId, sequence, timestamp) {
         override fun describe(): String = "graph=$graphId"
     }
 
     /** An execution of [nodeId] started (its first attempt). */
     public class NodeStarted internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
         path: String = nodeId,
         task: Int = -1,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
         override fun describe(): String = "$path#$execution"
     }
 
     /** Attempt [attempt] of an execution failed with [error]; attempt `attempt + 1` starts after [delay]. */
     public class NodeRetrying internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
@@ -108,23 +109,26 @@ public sealed class RunEvent(
         public val delay: Duration,
         path: String = nodeId,
         task: Int = -1,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
         override fun describe(): String = "$path#$execution attempt=$attempt delay=$delay error=$error"
     }
 
     /** An execution completed and its writes were merged into the state. */
     public class NodeCompleted internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
         /** How many attempts it took. */
         public val attempts: Int,
-        /** How long the execution took, retries included. */
-        public val duration: Duration,
+        private val durationNanos: Long,
         path: String = nodeId,
         task: Int = -1,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
+        /** How long the execution took, retries included. */
+        public val duration: Duration get() = Duration.ofNanos(durationNanos)
+
         override fun describe(): String = "$path#$execution attempts=$attempts"
     }
 
@@ -134,6 +138,7 @@ public sealed class RunEvent(
      */
     public class NodeFailed internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
@@ -141,13 +146,15 @@ public sealed class RunEvent(
         public val attempts: Int,
         /** The failure. */
         public val error: Throwable,
-        /** How long the execution took, retries included. */
-        public val duration: Duration,
+        private val durationNanos: Long,
         path: String = nodeId,
         task: Int = -1,
         /** The path of the handler node the failure was routed to, or null when it fails the run. */
         public val routedTo: String? = null,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
+        /** How long the execution took, retries included. */
+        public val duration: Duration get() = Duration.ofNanos(durationNanos)
+
         override fun describe(): String =
             "$path#$execution attempts=$attempts error=$error" + (routedTo?.let { " routedTo=$it" } ?: "")
     }
@@ -155,12 +162,13 @@ public sealed class RunEvent(
     /** An execution was cancelled (run cancelled, fail-fast or run timeout). */
     public class NodeCancelled internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
         path: String = nodeId,
         task: Int = -1,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
         override fun describe(): String = "$path#$execution"
     }
 
@@ -170,24 +178,26 @@ public sealed class RunEvent(
      */
     public class NodeCompensating internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
         path: String = nodeId,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, -1) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, -1) {
         override fun describe(): String = "$path#$execution"
     }
 
     /** The compensation of this execution ended normally. */
     public class NodeCompensated internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
         /** How long the compensation took. */
         public val duration: Duration,
         path: String = nodeId,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, -1) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, -1) {
         override fun describe(): String = "$path#$execution"
     }
 
@@ -197,6 +207,7 @@ public sealed class RunEvent(
      */
     public class NodeCompensationFailed internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
@@ -205,7 +216,7 @@ public sealed class RunEvent(
         /** How long the compensation ran. */
         public val duration: Duration,
         path: String = nodeId,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, -1) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, -1) {
         override fun describe(): String = "$path#$execution error=$error"
     }
 
@@ -215,18 +226,20 @@ public sealed class RunEvent(
      */
     public class EdgeTaken internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         /** The node the edge leaves. */
         public val from: String,
         /** The node the edge leads to, or `__end__`. */
         public val to: String,
-    ) : RunEvent(runId, timestamp) {
+    ) : RunEvent(runId, sequence, timestamp) {
         override fun describe(): String = "$from -> $to"
     }
 
     /** A payload a node streamed with `emit`. */
     public class Custom internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
@@ -234,7 +247,7 @@ public sealed class RunEvent(
         public val payload: Any,
         path: String = nodeId,
         task: Int = -1,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
         override fun describe(): String = "$path#$execution payload=$payload"
     }
 
@@ -244,6 +257,7 @@ public sealed class RunEvent(
      */
     public class NodeCacheHit internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
@@ -253,7 +267,7 @@ public sealed class RunEvent(
         public val key: String,
         path: String = nodeId,
         task: Int = -1,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
         override fun describe(): String = "$path#$execution attempt=$attempt key=$key"
     }
 
@@ -263,6 +277,7 @@ public sealed class RunEvent(
      */
     public class NodeCacheStored internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
@@ -274,7 +289,7 @@ public sealed class RunEvent(
         public val expiresAt: Instant?,
         path: String = nodeId,
         task: Int = -1,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
         override fun describe(): String = "$path#$execution attempt=$attempt key=$key expiresAt=$expiresAt"
     }
 
@@ -284,6 +299,7 @@ public sealed class RunEvent(
      */
     public class MetersCharged internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         nodeId: String,
         execution: Int,
@@ -293,19 +309,20 @@ public sealed class RunEvent(
         public val totals: Map<String, Double>,
         path: String = nodeId,
         task: Int = -1,
-    ) : NodeEvent(runId, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
         override fun describe(): String = "$path#$execution charges=$charges totals=$totals"
     }
 
     /** A checkpoint of the run was saved as number [checkpoint] of the run's history. */
     public class CheckpointSaved internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         /** The checkpoint's sequence number in the run's history. */
         public val checkpoint: Long,
         /** Whether it is a full snapshot (true) or a delta against the previous one. */
         public val full: Boolean,
-    ) : RunEvent(runId, timestamp) {
+    ) : RunEvent(runId, sequence, timestamp) {
         override fun describe(): String = "checkpoint=$checkpoint full=$full"
     }
 
@@ -315,38 +332,42 @@ public sealed class RunEvent(
      */
     public class RunInterrupted internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         result: RunResult,
-    ) : Terminal(runId, timestamp, result) {
+    ) : Terminal(runId, sequence, timestamp, result) {
         override fun describe(): String = "interrupts=${result.interrupts}"
     }
 
     /** The run completed; [result] holds the final state. Terminal. */
     public class RunCompleted internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         result: RunResult,
-    ) : Terminal(runId, timestamp, result) {
+    ) : Terminal(runId, sequence, timestamp, result) {
         override fun describe(): String = "duration=${result.duration}"
     }
 
     /** The run failed with [error]. Terminal. */
     public class RunFailed internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         /** The first failure. */
         public val error: Throwable,
         result: RunResult,
-    ) : Terminal(runId, timestamp, result) {
+    ) : Terminal(runId, sequence, timestamp, result) {
         override fun describe(): String = "error=$error"
     }
 
     /** The run was cancelled. Terminal. */
     public class RunCancelled internal constructor(
         runId: String,
+        sequence: Long,
         timestamp: Instant,
         result: RunResult,
-    ) : Terminal(runId, timestamp, result) {
+    ) : Terminal(runId, sequence, timestamp, result) {
         override fun describe(): String = "cancelled"
     }
 }

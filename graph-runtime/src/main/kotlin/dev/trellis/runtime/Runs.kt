@@ -4,15 +4,14 @@ package dev.trellis.runtime
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
-import dev.trellis.runtime.internal.EVENT_BUFFER
 import dev.trellis.runtime.internal.Engine
+import dev.trellis.runtime.internal.EventLog
 import dev.trellis.runtime.internal.engineEvents
 import dev.trellis.runtime.internal.resultFor
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.DelicateCoroutinesApi
-import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
@@ -56,7 +55,7 @@ public fun Graph.events(
     options: RunOptions = RunOptions.DEFAULT,
 ): Flow<RunEvent> {
     val checked = checkInput(input)
-    return engineEvents(options) { channel -> Engine(this, checked, options, channel) }
+    return engineEvents(options) { log -> Engine(this, checked, options, log) }
 }
 
 /**
@@ -88,11 +87,11 @@ public fun Graph.start(
     onEvent: suspend (RunEvent) -> Unit = {},
 ): RunHandle {
     val checked = checkInput(input)
-    val channel = Channel<RunEvent>(EVENT_BUFFER)
+    val log = EventLog()
     val outcome = CompletableDeferred<RunResult>()
     val done = CompletableDeferred<RunResult>()
-    val engine = Engine(this, checked, options, channel)
-    // ATOMIC: the run reports its cancellation (and closes the channel) even when cancelled before it starts.
+    val engine = Engine(this, checked, options, log)
+    // ATOMIC: the run reports its cancellation (and closes its event log) even when cancelled before it starts.
     val job = scope.launch(options.dispatcher ?: kotlin.coroutines.EmptyCoroutineContext, CoroutineStart.ATOMIC) {
         try {
             outcome.complete(engine.execute { outcome.complete(it) })
@@ -100,19 +99,18 @@ public fun Graph.start(
             outcome.completeExceptionally(e)
             throw e
         } finally {
-            channel.close()
+            log.close()
         }
     }
     scope.launch {
-        var sequence = 0L
         try {
-            for (event in channel) {
-                event.stamp(sequence++)
+            while (true) {
+                val event = log.poll() ?: if (log.awaitEvent()) continue else break
                 onEvent(event)
             }
             done.complete(outcome.await())
         } catch (e: Throwable) {
-            channel.cancel()
+            log.cancel()
             job.cancel()
             done.completeExceptionally(e)
             throw e

@@ -34,6 +34,13 @@ public fun interface Interceptor {
     public fun intercept(chain: Chain): NodeWrites
 
     /**
+     * Whether this interceptor also wraps each attempt of each task of a map node it wraps, not only the map node's
+     * execution (`docs/semantics.md` §13.1); false unless overridden (`getWrapsMapTasks()` in Java). A task's chain
+     * has [Chain.task] ≥ 0.
+     */
+    public val wrapsMapTasks: Boolean get() = false
+
+    /**
      * One attempt of a node as an [Interceptor] sees it. Exceptions thrown by [proceed] are the node's (or a later
      * interceptor's), as they are: rethrow those you do not handle.
      */
@@ -49,6 +56,12 @@ public fun interface Interceptor {
 
         /** How many times this node has started in this run, this execution included. */
         public val executionCount: Int
+
+        /** Where the execution is in the run, as its events' `path`: `research/web`, `summarize[3]`. */
+        public val path: String
+
+        /** The index of the map task this attempt belongs to, or -1 for a node's own attempt ([wrapsMapTasks]). */
+        public val task: Int
 
         /** The node's input: the state at the start of this attempt. */
         public val state: State

@@ -17,6 +17,8 @@ import dev.trellis.javaapi.internal.asyncBody
 import dev.trellis.javaapi.internal.blockingBody
 import dev.trellis.javaapi.internal.blockingInterceptor
 import dev.trellis.javaapi.internal.blockingTask
+import dev.trellis.javaapi.internal.declareMap
+import dev.trellis.javaapi.internal.declareNode
 import dev.trellis.javaapi.internal.inlineBody
 import dev.trellis.javaapi.internal.inlineTask
 import dev.trellis.runtime.agent.agentNode
@@ -88,7 +90,7 @@ public object JavaGraph {
 
         /** As `node(id, action)`, with [options]. */
         public fun node(id: String, action: NodeAction, options: NodeOptions): Builder =
-            declare { node(id, options, inlineBody(action)) }
+            declare { declareNode(id, options, inlineBody(action)) }
 
         /**
          * Declares a node [id] whose [action] blocks (I/O, a blocking HTTP or LLM client, `Thread.sleep`): it runs
@@ -100,7 +102,7 @@ public object JavaGraph {
 
         /** As `blockingNode(id, action)`, with [options]. */
         public fun blockingNode(id: String, action: NodeAction, options: NodeOptions): Builder =
-            declare { dispatcher -> node(id, options, blockingBody(action, dispatcher)) }
+            declare { dispatcher -> declareNode(id, options, blockingBody(action, dispatcher)) }
 
         /**
          * Declares a node [id] whose [action] starts work and returns a stage that completes when it is done (an
@@ -111,7 +113,7 @@ public object JavaGraph {
 
         /** Declares a non-blocking node [id] with [options]. */
         public fun asyncNode(id: String, action: AsyncNodeAction, options: NodeOptions): Builder =
-            declare { node(id, options, asyncBody(action)) }
+            declare { declareNode(id, options, asyncBody(action)) }
 
         /**
          * Declares a node [id] that calls [agent] with the prompt [prompt] builds from the state and writes the reply
@@ -212,7 +214,7 @@ public object JavaGraph {
 
         /** As `map(id, over, task)`, with [options] (concurrency, failure policy, retry and timeout per task). */
         public fun <T> map(id: String, over: StateKey<out List<T>>, task: MapTask<T>, options: MapOptions): Builder =
-            declare { addMap(id, over, options, inlineTask(task)) }
+            declare { declareMap(id, over, options, inlineTask(task)) }
 
         /**
          * Declares a map node [id] whose [task] blocks (I/O, a blocking client): like [map], but each task runs on
@@ -228,7 +230,7 @@ public object JavaGraph {
             over: StateKey<out List<T>>,
             task: MapTask<T>,
             options: MapOptions,
-        ): Builder = declare { dispatcher -> addMap(id, over, options, blockingTask(task, dispatcher)) }
+        ): Builder = declare { dispatcher -> declareMap(id, over, options, blockingTask(task, dispatcher)) }
 
         /**
          * Declares a map node [id] whose tasks are child runs of [graph], one per item of the list in [over], each
@@ -390,39 +392,6 @@ public object JavaGraph {
         private fun declare(declaration: GraphBuilder.(CoroutineDispatcher) -> Unit): Builder = apply {
             declarations +=
                 declaration
-        }
-
-        private fun GraphBuilder.node(id: String, options: NodeOptions, body: NodeBody) {
-            node(
-                id,
-                options.timeoutOrNull?.toKotlinDuration(),
-                options.retryOrNull?.toRetry(),
-                options.descriptionOrNull,
-                options.readsOrNull,
-                options.writesOrNull,
-                options.cacheOrNull,
-                body,
-            )
-        }
-
-        private fun <T> GraphBuilder.addMap(
-            id: String,
-            over: StateKey<out List<T>>,
-            options: MapOptions,
-            task: suspend NodeScope.(T) -> Unit,
-        ) {
-            map(
-                id,
-                over,
-                options.maxConcurrency,
-                options.taskFailure,
-                options.errorsOrNull,
-                options.timeoutOrNull?.toKotlinDuration(),
-                options.retryOrNull?.toRetry(),
-                options.descriptionOrNull,
-                null,
-                task,
-            )
         }
 
         override fun toString(): String = "JavaGraph.Builder($id, ${declarations.size} declarations)"

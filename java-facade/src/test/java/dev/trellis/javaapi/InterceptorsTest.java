@@ -47,6 +47,35 @@ class InterceptorsTest {
     }
 
     @Test
+    void anInterceptorThatWrapsMapTasksSeesEachTaskAttempt() throws Exception {
+        List<String> seen = Collections.synchronizedList(new ArrayList<>());
+        Interceptor perTask = new Interceptor() {
+            @Override
+            public NodeWrites intercept(Interceptor.Chain chain) throws Exception {
+                seen.add(chain.getPath() + " " + chain.getTask() + " " + chain.getAttempt());
+                NodeWrites writes = chain.proceed();
+                return chain.getTask() < 0 ? writes : writes.map(s.log, l -> List.of(l.get(0).toUpperCase()));
+            }
+
+            @Override
+            public boolean getWrapsMapTasks() {
+                return true;
+            }
+        };
+        Graph graph = JavaGraph.builder("tasks", s.schema)
+            .node("plan", ctx -> ctx.set(s.log, List.of("x", "y")))
+            .map("echo", s.log, (ctx, item) -> ctx.set(s.log, List.of(item + "!")))
+            .intercept("echo", perTask)
+            .start("plan")
+            .edge("plan", "echo")
+            .build();
+        RunResult result = Trellis.runner(graph).invoke(Map.of("question", "q"));
+        assertEquals(List.of("x", "y", "X!", "Y!"), result.getState().get(s.log));
+        Collections.sort(seen);
+        assertEquals(List.of("echo -1 1", "echo[0] 0 1", "echo[1] 1 1"), seen);
+    }
+
+    @Test
     void anInterceptorSeesTheAttemptAndChangesTheWrites() throws Exception {
         List<String> seen = Collections.synchronizedList(new ArrayList<>());
         Graph graph = JavaGraph.builder("redact", s.schema)

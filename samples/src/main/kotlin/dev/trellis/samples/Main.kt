@@ -8,6 +8,7 @@ import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.core.parse
 import com.github.ajalt.clikt.parameters.arguments.argument
 import com.github.ajalt.clikt.parameters.arguments.default
+import com.github.ajalt.clikt.parameters.options.default
 import com.github.ajalt.clikt.parameters.options.flag
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.types.choice
@@ -20,8 +21,13 @@ import kotlin.system.exitProcess
 import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.TimeSource
 
-/** `trellis-samples [--json] [--list] [sample]`. */
-internal class SamplesCommand : CliktCommand(name = "trellis-samples") {
+/**
+ * `trellis-samples [--json] [--list] [--model scripted|openai] [sample]`; [env] reads the environment (the
+ * `OPENAI_*` variables of `--model openai`).
+ */
+internal class SamplesCommand(
+    private val env: (String) -> String? = System::getenv,
+) : CliktCommand(name = "trellis-samples") {
     private val json by option("--json", help = "Print the raw events as JSON lines (one object per event).").flag()
     private val list by option("--list", help = "List the samples and exit.").flag()
     private val interactive by option(
@@ -33,6 +39,12 @@ internal class SamplesCommand : CliktCommand(name = "trellis-samples") {
         metavar = "FILE",
         help = "Write each run as a self-contained HTML timeline page (FILE, then FILE-2.html, ... for more runs).",
     ).path()
+    private val model by option(
+        "--model",
+        help = "The models that plan, write and review in the research sample: scripted (no network) or openai " +
+            "(an OpenAI-compatible endpoint: ${ResearchModels.API_KEY}, ${ResearchModels.MODEL}, optionally " +
+            "${ResearchModels.BASE_URL}).",
+    ).choice(*ResearchModels.names.toTypedArray()).default("scripted")
     private val sample by argument(help = "The sample to run (default: ${Samples.DEFAULT}); see --list.")
         .choice(*Samples.all.map { it.name }.toTypedArray())
         .default(Samples.DEFAULT)
@@ -48,10 +60,12 @@ internal class SamplesCommand : CliktCommand(name = "trellis-samples") {
         }
         val chosen = Samples.named(sample)!!
         val start = TimeSource.Monotonic.markNow()
+        val models = ResearchModels.named(model, env) // fails naming the variables --model openai lacks
         val otel = SampleTelemetry.fromEnvironment()
         val context = SampleContext(
             ask = if (interactive) askOnStdin(terminal, json) else null,
             telemetry = otel?.telemetry,
+            models = models,
         )
         val pages = timeline?.let { TimelinePages(it) }
         otel.use { runSample(terminal, chosen, context, pages, start) }

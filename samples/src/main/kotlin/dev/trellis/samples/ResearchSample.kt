@@ -1,5 +1,7 @@
 package dev.trellis.samples
 
+import dev.langchain4j.data.message.SystemMessage
+import dev.langchain4j.data.message.UserMessage
 import dev.trellis.graph.Graph
 import dev.trellis.graph.NodeError
 import dev.trellis.graph.Reducer
@@ -7,19 +9,15 @@ import dev.trellis.graph.Retry
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.graph.stateOf
+import dev.trellis.langchain4j.chatNode
+import dev.trellis.langchain4j.streamingChatNode
 import dev.trellis.runtime.Budget
 import dev.trellis.runtime.RunEvent
-import dev.trellis.runtime.agent.Agent
-import dev.trellis.runtime.agent.AgentInput
-import dev.trellis.runtime.agent.AgentScope
-import dev.trellis.runtime.agent.AgentSnapshot
-import dev.trellis.runtime.agent.agentNode
 import kotlinx.coroutines.delay
 import java.io.IOException
 import java.util.concurrent.atomic.AtomicInteger
 import kotlin.time.Duration
 import kotlin.time.Duration.Companion.milliseconds
-import kotlin.time.Duration.Companion.seconds
 
 /** The state of the research workflow. */
 internal object Research : StateSchema("research") {
@@ -48,58 +46,6 @@ internal class SearchTool(val source: String, private val latency: Duration, pri
         delay(latency)
         if (call <= failures) throw IOException("$source timed out (simulated, call $call)")
         return listOf("[$source] ${query.take(24)}… finding ${query.length % 7 + 1}")
-    }
-}
-
-/** Plans the research: a fixed plan, after a short think. */
-internal class PlannerAgent : Agent {
-    override val name: String = "planner"
-
-    override suspend fun call(input: AgentInput, scope: AgentScope): String {
-        scope.step("breaking the question into searches")
-        delay(120.milliseconds)
-        return "search web, papers, news and code; summarise; write; review"
-    }
-}
-
-/**
- * Writes drafts and remembers what it wrote (conversation state). Agent nodes snapshot and restore that
- * memory around each execution, so every draft starts from a clean conversation: the draft number comes
- * from the graph's state, not from the agent's memory.
- */
-internal class WriterAgent : Agent {
-    override val name: String = "writer"
-    val memory = ArrayList<String>()
-
-    override suspend fun call(input: AgentInput, scope: AgentScope): String {
-        memory += input.prompt
-        val words = "a clear report with sources citations and a summary".split(' ')
-        val draft = StringBuilder()
-        for (word in words) {
-            delay(15.milliseconds)
-            scope.token("$word ")
-            draft.append(word).append(' ')
-        }
-        return draft.toString().trim()
-    }
-
-    override fun snapshot(): AgentSnapshot = AgentSnapshot(memory.toList())
-
-    override fun restore(snapshot: AgentSnapshot) {
-        memory.clear()
-        @Suppress("UNCHECKED_CAST")
-        memory += snapshot.value as List<String>
-    }
-}
-
-/** Reviews a draft: asks for a revision until draft [acceptAt]. */
-internal class ReviewerAgent(private val acceptAt: Int) : Agent {
-    override val name: String = "reviewer"
-
-    override suspend fun call(input: AgentInput, scope: AgentScope): String {
-        delay(80.milliseconds)
-        val number = Regex("draft (\\d+)").find(input.prompt)?.groupValues?.get(1)?.toInt() ?: 0
-        return if (number >= acceptAt) "ACCEPT draft $number" else "REVISE draft $number: add more sources"
     }
 }
 
@@ -132,8 +78,11 @@ internal object ResearchSample : Sample {
         val meter = CostMeter()
     }
 
-    fun graph(tools: Tools, writer: WriterAgent = WriterAgent()): Graph = graph("research", Research) {
-        val plan = agentNode("plan", PlannerAgent(), Research.plan) { "Plan research on: ${it[Research.question]}" }
+    fun graph(tools: Tools, models: ResearchModels = ResearchModels.scripted()): Graph = graph("research", Research) {
+        // Planning, writing and reviewing are chat nodes of trellis-langchain4j, on the models of `--model`.
+        val plan = chatNode("plan", models.chat, Research.plan) {
+            listOf(SystemMessage.from(PLANNER), UserMessage.from("Plan research on: ${it[Research.question]}"))
+        }
         val searches = tools.all.map { tool ->
             node(
                 "search-${tool.source}",
@@ -155,14 +104,22 @@ internal object ResearchSample : Sample {
             set(Research.findings, listOf("[$source] unavailable after ${failed.attempts} attempts; no findings"))
         }
         val collect = node("collect") { set(Research.notes, get(Research.findings).sorted().joinToString("; ")) }
-        val write = agentNode(
+        val write = streamingChatNode(
             "write",
-            writer,
+            models.streaming,
             Research.draft,
-            onReply = { update(Research.drafts) { it + 1 } },
-        ) { "Write draft ${it[Research.drafts] + 1} from: ${it[Research.notes]}. Last review: ${it[Research.review]}" }
-        val review = agentNode("review", ReviewerAgent(ACCEPT_AT), Research.review) {
-            "Review draft ${it[Research.drafts]}: ${it[Research.draft]}"
+            onResponse = { update(Research.drafts) { it + 1 } },
+        ) {
+            val prompt =
+                "Write draft ${it[Research.drafts] + 1} from: ${it[Research.notes]}. Last review: ${it[Research.review]}"
+            listOf(SystemMessage.from(WRITER), UserMessage.from(prompt))
+        }
+        val review = chatNode("review", models.chat, Research.review) {
+            val prompt = "Review draft ${it[Research.drafts]}: ${it[Research.draft]}"
+            listOf(
+                SystemMessage.from(REVIEWER.replace("{n}", it[Research.drafts].toString())),
+                UserMessage.from(prompt),
+            )
         }
         val publish = node("publish") {
             delay(50.milliseconds)
@@ -184,19 +141,26 @@ internal object ResearchSample : Sample {
         review.route(write, publish) { state ->
             if (state[Research.review].startsWith("ACCEPT") || state[Research.drafts] >= MAX_DRAFTS) publish else write
         }
+        // No executionTimeout: the model calls run on the IO pool, where a test's virtual clock does not wait for them
+        // (it would jump to the timeout); a real model's calls are bounded by its client's timeout (ResearchModels).
         config {
             maxNodeExecutions = 50
-            executionTimeout = 30.seconds
             intercept(tools.meter)
         }
     }
 
+    private const val PLANNER: String =
+        "You plan research. Answer with one line: the searches to run, then the steps after them."
+    private const val WRITER: String = "You write short research reports from notes, in at most 60 words."
+    private const val REVIEWER: String =
+        "You review drafts of a research report. Answer with one line: 'ACCEPT draft {n}' when it is good enough " +
+            "(from draft $ACCEPT_AT on, accept it), else 'REVISE draft {n}: ' and what to change."
+
     override suspend fun run(context: SampleContext, onEvent: suspend (RunEvent) -> Unit): SampleOutcome {
         val tools = Tools()
-        val writer = WriterAgent()
         val budget = Budget().withMeter(CostMeter.TOKENS, TOKEN_BUDGET).withMaxNodeExecutions(40)
         val result = runAndCollect(
-            graph(tools, writer),
+            graph(tools, context.models),
             stateOf(Research.question to QUESTION),
             context,
             budget = budget,
@@ -207,7 +171,7 @@ internal object ResearchSample : Sample {
             listOf(
                 "search tool calls: " + tools.all.joinToString { "${it.source}=${it.calls.get()}" },
                 CostMeter.summary(result, TOKEN_BUDGET),
-                "writer memory after the run: ${writer.memory.size} message(s) (restored after each execution)",
+                "models: ${context.models.name}",
             ),
         )
     }

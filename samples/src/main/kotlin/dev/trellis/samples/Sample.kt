@@ -29,12 +29,14 @@ internal interface Sample {
  * Where samples run their graphs: real time in the CLI, virtual time in tests. [ask] answers an interrupt (the CLI's
  * `--interactive` asks on stdin); null when nobody can answer, and samples then run without interrupting. With
  * [telemetry], the runs started by [runAndCollect] are traced (the CLI's `OTEL_*` variables, [SampleTelemetry]).
+ * [models] plan, write and review in the research sample (the CLI's `--model`).
  */
 internal class SampleContext(
     private val dispatcher: CoroutineDispatcher? = null,
     private val timeSource: TimeSource = TimeSource.Monotonic,
     val ask: (suspend (Interrupt) -> String)? = null,
     val telemetry: TrellisTelemetry? = null,
+    val models: ResearchModels = ResearchModels.scripted(),
 ) {
     fun options(
         runId: String? = null,

@@ -50,7 +50,7 @@ class SamplesTest {
         result.state[Research.published] shouldStartWith "Report on 'Why is the sky blue?' (draft 3)"
         events.filterIsInstance<RunEvent.NodeRetrying>().map { it.nodeId } shouldContainExactly listOf("search-news")
         events.filterIsInstance<RunEvent.Custom>().any { it.payload is SearchProgress } shouldBe true
-        outcome.notes.last() shouldBe "writer memory after the run: 0 message(s) (restored after each execution)"
+        outcome.notes.last() shouldBe "models: scripted"
         outcome.notes[1] shouldStartWith "cost meter (interceptor): "
         outcome.notes[1].substringAfter(": ").substringBefore(" tokens").toLong() shouldBeGreaterThan
             result.state[Research.published].length.toLong()

@@ -17,19 +17,26 @@ import kotlinx.coroutines.launch
 import kotlinx.coroutines.runInterruptible
 import java.util.concurrent.atomic.AtomicReference
 
+/**
+ * How many tokens a model's callback thread may hand over before the node took them. A bound keeps backpressure; a
+ * buffer rather than a rendezvous lets the node take the tokens that arrived in a row without a thread hand-off each
+ * (`docs/performance.md`, chat nodes).
+ */
+internal const val STREAM_BUFFER: Int = 64
+
 /** Calls a blocking [ChatModel] on the IO pool; a cancelled caller interrupts the call. */
 internal suspend fun ChatModel.chatSuspending(request: ChatRequest): ChatResponse =
     runInterruptible(Dispatchers.IO) { chat(request) }
 
 /**
  * Streams [request] through this model and hands each token to [onToken] as it arrives, in order, then returns the
- * complete response. The model's callback thread waits until [onToken] took the previous token (a rendezvous), so
- * a slow [onToken] (an event collector catching up) slows the model's stream down: nothing is buffered without
+ * complete response. The model's callback thread runs at most [STREAM_BUFFER] tokens ahead of [onToken], then waits,
+ * so a slow [onToken] (an event collector catching up) slows the model's stream down: nothing is buffered without
  * bound. A cancelled caller cancels the stream through its `StreamingHandle` and stops waiting at once.
  */
 internal suspend fun StreamingChatModel.stream(request: ChatRequest, onToken: suspend (String) -> Unit): ChatResponse =
     coroutineScope {
-        val tokens = Channel<String>(Channel.RENDEZVOUS)
+        val tokens = Channel<String>(STREAM_BUFFER)
         val done = CompletableDeferred<ChatResponse>()
         val handle = AtomicReference<StreamingHandle?>()
         val handler =

@@ -22,7 +22,8 @@ import kotlin.time.Duration
  *
  * When [conversation] is given, the answer is also appended to it (as a [Message.Ai]), so the state keeps the
  * conversation. [onResponse] may write more from the whole [ChatResponse] (token usage, finish reason). The call
- * runs on the IO pool; a cancelled run interrupts it. A failed call fails the attempt, retried by [retry].
+ * runs on the IO pool; a cancelled run interrupts it. A failed call fails the attempt, retried by [retry]. The
+ * response's tokens are charged to the budget meters [meters] ([TokenMeters]).
  *
  * ```kotlin
  * val answer = chatNode("answer", model, output = Qa.answer) { state ->
@@ -38,10 +39,11 @@ public fun GraphBuilder.chatNode(
     timeout: Duration? = null,
     retry: Retry? = null,
     description: String? = null,
+    meters: TokenMeters = TokenMeters.DEFAULT,
     onResponse: (NodeScope.(ChatResponse) -> Unit)? = null,
     messages: (State) -> List<ChatMessage>,
 ): NodeRef = node(id, timeout, retry, description ?: "chat") {
-    val response = model.chatSuspending(ChatRequest.builder().messages(messages(state)).build())
+    val response = chatMetered(model, ChatRequest.builder().messages(messages(state)).build(), meters)
     writeAnswer(response, output, conversation, onResponse)
 }
 
@@ -51,7 +53,7 @@ public fun GraphBuilder.chatNode(
  *
  * The prompt must describe the JSON expected (or pass a `ResponseFormat` with a JSON schema). An answer that does
  * not decode fails the attempt with an [IllegalStateException] naming the node, the key and the answer; with a
- * [retry] policy the model is asked again.
+ * [retry] policy the model is asked again. The response's tokens are charged to [meters] ([TokenMeters]).
  *
  * ```kotlin
  * @Serializable data class Verdict(val approved: Boolean, val reason: String)
@@ -68,10 +70,11 @@ public fun <T> GraphBuilder.structuredChatNode(
     timeout: Duration? = null,
     retry: Retry? = null,
     description: String? = null,
+    meters: TokenMeters = TokenMeters.DEFAULT,
     messages: (State) -> List<ChatMessage>,
 ): NodeRef = node(id, timeout, retry, description ?: "structured chat") {
     val request = ChatRequest.builder().messages(messages(state)).responseFormat(responseFormat).build()
-    val text = model.chatSuspending(request).aiMessage().text().orEmpty()
+    val text = chatMetered(model, request, meters).aiMessage().text().orEmpty()
     set(output, decodeAnswer(text, output, nodeId))
 }
 
@@ -82,7 +85,8 @@ public fun <T> GraphBuilder.structuredChatNode(
  *
  * Tokens go through the node's `emit`, so a slow collector slows the stream down (backpressure as for every event)
  * and nothing is dropped. A cancelled run (or a timed-out attempt) cancels the stream through its
- * `StreamingHandle`; the tokens streamed so far stay in the event stream, the attempt writes nothing.
+ * `StreamingHandle`; the tokens streamed so far stay in the event stream, the attempt writes nothing. The complete
+ * response's token usage is charged to [meters] ([TokenMeters]).
  *
  * ```kotlin
  * val write = streamingChatNode("write", streamingModel, output = Doc.text) { state ->
@@ -98,11 +102,13 @@ public fun GraphBuilder.streamingChatNode(
     timeout: Duration? = null,
     retry: Retry? = null,
     description: String? = null,
+    meters: TokenMeters = TokenMeters.DEFAULT,
     onResponse: (NodeScope.(ChatResponse) -> Unit)? = null,
     messages: (State) -> List<ChatMessage>,
 ): NodeRef = node(id, timeout, retry, description ?: "streaming chat") {
     val request = ChatRequest.builder().messages(messages(state)).build()
     val response = model.stream(request) { emit(AgentEvent.Token(id, it)) }
+    meters.charge(response, ::charge)
     writeAnswer(response, output, conversation, onResponse)
 }
 

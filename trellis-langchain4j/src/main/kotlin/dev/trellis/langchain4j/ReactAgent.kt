@@ -1,11 +1,16 @@
 package dev.trellis.langchain4j
 
+import dev.langchain4j.agent.tool.ToolSpecification
 import dev.langchain4j.model.chat.ChatModel
+import dev.langchain4j.model.chat.StreamingChatModel
 import dev.trellis.graph.Graph
+import dev.trellis.graph.GraphBuilder
+import dev.trellis.graph.NodeRef
 import dev.trellis.graph.Retry
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
+import dev.trellis.runtime.agent.AgentEvent
 
 /**
  * The state of a [reactAgent] graph: the [messages] of the conversation (start a run with the user's question
@@ -36,7 +41,8 @@ public object AgentState : StateSchema("react-agent") {
 }
 
 /**
- * Thrown when a [reactAgent]'s model still asks for tools at its last allowed step: no tool of that answer runs.
+ * Thrown when the model of a [reactAgent] (or a [supervisor]) still asks for tools at its last allowed step: no tool
+ * of that answer runs.
  */
 public class StepBudgetExceededException(
     /** The agent graph's id. */
@@ -46,7 +52,7 @@ public class StepBudgetExceededException(
     /** The tools the model asked for at its last step. */
     public val requested: List<String>,
 ) : IllegalStateException(
-        "ReAct agent '$agent' made its $maxSteps model calls (maxSteps) and the model still asks for tools " +
+        "Agent '$agent' made its $maxSteps model calls (maxSteps) and the model still asks for tools " +
             "$requested; raise maxSteps, or tell the model (in the system prompt) to answer with what it has.",
     )
 
@@ -55,7 +61,8 @@ public class StepBudgetExceededException(
  * the answer asks for tools, map node `tools` runs them (in parallel, each call a task, see [toolNode]) and the
  * model is called again with their results; the first answer without tool calls is written to
  * [AgentState.answer] and ends the run. At most [maxSteps] model calls: when the model still asks for tools at the
- * last one, the run fails with [StepBudgetExceededException].
+ * last one, the run fails with [StepBudgetExceededException]. Each model call charges its tokens to [meters], so a
+ * `Budget` on them (`docs/semantics.md` §13.4) also stops the loop.
  *
  * Run it directly, or embed it in a larger graph as a subgraph node (its interrupts then have paths like
  * `agent/tools[0]`). From Java, [ReactAgent.builder].
@@ -72,21 +79,53 @@ public fun reactAgent(
     id: String = "react-agent",
     toolRetry: Retry? = null,
     maxParallelTools: Int = Int.MAX_VALUE,
+    meters: TokenMeters = TokenMeters.DEFAULT,
+): Graph = reactGraph({ chatMetered(model, it, meters) }, tools, maxSteps, system, id, toolRetry, maxParallelTools)
+
+/**
+ * A ReAct agent whose model streams: as the [reactAgent] over a `ChatModel`, and each token of every model call
+ * becomes a custom event of node `model` (`AgentEvent.Token("model", text)`) as it arrives, with the backpressure
+ * and cancellation of [streamingChatNode]. The tool calls of an answer are known when its stream completes; they
+ * then run as map tasks, as for [reactAgent].
+ *
+ * ```kotlin
+ * val agent = reactAgent(streamingModel, Tools.from(Weather()), maxSteps = 5)
+ * agent.events(input).collect { (it as? RunEvent.Custom)?.payload?.let(::print) }
+ * ```
+ */
+public fun reactAgent(
+    model: StreamingChatModel,
+    tools: Tools,
+    maxSteps: Int = 10,
+    system: String? = null,
+    id: String = "react-agent",
+    toolRetry: Retry? = null,
+    maxParallelTools: Int = Int.MAX_VALUE,
+    meters: TokenMeters = TokenMeters.DEFAULT,
+): Graph = reactGraph(
+    { request ->
+        model.stream(request) { emit(AgentEvent.Token(nodeId, it)) }.also { meters.charge(it, ::charge) }
+    },
+    tools,
+    maxSteps,
+    system,
+    id,
+    toolRetry,
+    maxParallelTools,
+)
+
+private fun reactGraph(
+    call: ModelCall,
+    tools: Tools,
+    maxSteps: Int,
+    system: String?,
+    id: String,
+    toolRetry: Retry?,
+    maxParallelTools: Int,
 ): Graph {
     require(maxSteps >= 1) { "maxSteps is $maxSteps; a ReAct agent needs at least 1 model call." }
     return graph(id, AgentState) {
-        val callModel =
-            node("model", description = "model with tools ${tools.names}") {
-                val step = get(AgentState.steps) + 1
-                val ai = callWithTools(model, tools, get(AgentState.messages), system)
-                if (ai.toolCalls.isNotEmpty() && step >= maxSteps) {
-                    throw StepBudgetExceededException(id, maxSteps, ai.toolCalls.map { it.name })
-                }
-                set(AgentState.messages, listOf(ai))
-                set(AgentState.toolCalls, ai.toolCalls)
-                set(AgentState.steps, step)
-                if (ai.toolCalls.isEmpty()) set(AgentState.answer, ai.text.orEmpty())
-            }
+        val callModel = agentModelNode(id, call, tools.specifications, maxSteps, system)
         val runTools =
             toolNode(
                 "tools",
@@ -104,18 +143,47 @@ public fun reactAgent(
 }
 
 /**
+ * Declares node `model` of an agent graph [agent] over [AgentState]: calls the model ([call]) with the conversation (after
+ * [system]) and [specifications]; appends the answer, writes its tool calls, counts the step, and writes the answer's
+ * text to [AgentState.answer] when it has no tool calls. Tool calls at step [maxSteps] fail the call with
+ * [StepBudgetExceededException].
+ */
+internal fun GraphBuilder.agentModelNode(
+    agent: String,
+    call: ModelCall,
+    specifications: List<ToolSpecification>,
+    maxSteps: Int,
+    system: String?,
+    id: String = "model",
+): NodeRef = node(id, description = "model with tools ${specifications.map { it.name() }}") {
+    val step = get(AgentState.steps) + 1
+    val ai = callWithTools(call, specifications, get(AgentState.messages), system)
+    if (ai.toolCalls.isNotEmpty() && step >= maxSteps) {
+        throw StepBudgetExceededException(agent, maxSteps, ai.toolCalls.map { it.name })
+    }
+    set(AgentState.messages, listOf(ai))
+    set(AgentState.toolCalls, ai.toolCalls)
+    set(AgentState.steps, step)
+    if (ai.toolCalls.isEmpty()) set(AgentState.answer, ai.text.orEmpty())
+}
+
+/**
  * Builds a [reactAgent] graph from Java.
  *
  * ```java
  * Graph agent = ReactAgent.builder(model).tools(Tools.from(new Weather())).maxSteps(5).build();
  * ```
  */
-public class ReactAgent private constructor(private val model: ChatModel) {
+public class ReactAgent private constructor(
+    private val model: ChatModel?,
+    private val streamingModel: StreamingChatModel?,
+) {
     private var tools: Tools = Tools.builder().build()
     private var maxSteps = 10
     private var system: String? = null
     private var id = "react-agent"
     private var maxParallelTools = Int.MAX_VALUE
+    private var meters = TokenMeters.DEFAULT
 
     /** The tools the model may call (none by default). */
     public fun tools(tools: Tools): ReactAgent = apply { this.tools = tools }
@@ -132,13 +200,24 @@ public class ReactAgent private constructor(private val model: ChatModel) {
     /** How many tool calls of one answer run at once (all by default). */
     public fun maxParallelTools(max: Int): ReactAgent = apply { maxParallelTools = max }
 
+    /** The budget meters each model call charges ([TokenMeters.DEFAULT] by default). */
+    public fun meters(meters: TokenMeters): ReactAgent = apply { this.meters = meters }
+
     /** The agent's graph. */
-    public fun build(): Graph = reactAgent(model, tools, maxSteps, system, id, null, maxParallelTools)
+    public fun build(): Graph = if (model != null) {
+        reactAgent(model, tools, maxSteps, system, id, null, maxParallelTools, meters)
+    } else {
+        reactAgent(streamingModel!!, tools, maxSteps, system, id, null, maxParallelTools, meters)
+    }
 
     /** Starts a builder. */
     public companion object {
         /** A builder of a ReAct agent over [model]. */
         @JvmStatic
-        public fun builder(model: ChatModel): ReactAgent = ReactAgent(model)
+        public fun builder(model: ChatModel): ReactAgent = ReactAgent(model, null)
+
+        /** A builder of a ReAct agent over a streaming [model]: each token is an event (see [reactAgent]). */
+        @JvmStatic
+        public fun builder(model: StreamingChatModel): ReactAgent = ReactAgent(null, model)
     }
 }

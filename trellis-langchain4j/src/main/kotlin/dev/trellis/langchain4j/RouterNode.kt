@@ -18,7 +18,7 @@ import kotlin.time.Duration
  *
  * The answer names a route by its node id (case, quotes and a final period ignored; or an answer that contains
  * exactly one route id). Any other answer fails the attempt with an [IllegalStateException] naming the answer and
- * the routes; with a [retry] policy the model is asked again.
+ * the routes; with a [retry] policy the model is asked again. The response's tokens are charged to [meters].
  *
  * ```kotlin
  * val triage = routerNode("triage", model, Support.route, mapOf(billing to "invoices, refunds", tech to "bugs")) {
@@ -34,6 +34,7 @@ public fun GraphBuilder.routerNode(
     timeout: Duration? = null,
     retry: Retry? = null,
     description: String? = null,
+    meters: TokenMeters = TokenMeters.DEFAULT,
     messages: (State) -> List<ChatMessage>,
 ): NodeRef {
     require(routes.isNotEmpty()) { "Router node '$id' has no routes; give it at least one target node." }
@@ -44,7 +45,7 @@ public fun GraphBuilder.routerNode(
     val router =
         node(id, timeout, retry, description ?: "router to $ids") {
             val request = ChatRequest.builder().messages(listOf(SystemMessage.from(instructions)) + messages(state))
-            val answer = model.chatSuspending(request.build()).aiMessage().text().orEmpty()
+            val answer = chatMetered(model, request.build(), meters).aiMessage().text().orEmpty()
             set(choice, pickRoute(answer, ids, nodeId))
         }
     router.route(*routes.keys.toTypedArray()) { state -> routes.keys.first { it.id == state[choice] } }

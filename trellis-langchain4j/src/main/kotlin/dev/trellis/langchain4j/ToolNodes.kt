@@ -1,8 +1,11 @@
 package dev.trellis.langchain4j
 
+import dev.langchain4j.agent.tool.ToolSpecification
 import dev.langchain4j.data.message.ChatMessage
 import dev.langchain4j.model.chat.ChatModel
+import dev.langchain4j.model.chat.StreamingChatModel
 import dev.langchain4j.model.chat.request.ChatRequest
+import dev.langchain4j.model.chat.response.ChatResponse
 import dev.trellis.graph.GraphBuilder
 import dev.trellis.graph.NodeRef
 import dev.trellis.graph.NodeScope
@@ -17,7 +20,7 @@ import kotlin.time.Duration
  * Declares a node [id] that sends the [conversation] (after the [system] prompt, when given) and the [tools]'
  * specifications to [model], appends the answer to [conversation] and writes the tool calls it asks for to
  * [toolCalls] (empty when it answered). Wire it to a [toolNode] over [toolCalls] and back: that is the loop
- * [reactAgent] builds.
+ * [reactAgent] builds. The response's tokens are charged to [meters] ([TokenMeters]).
  */
 public fun GraphBuilder.toolCallingChatNode(
     id: String,
@@ -29,17 +32,21 @@ public fun GraphBuilder.toolCallingChatNode(
     timeout: Duration? = null,
     retry: Retry? = null,
     description: String? = null,
+    meters: TokenMeters = TokenMeters.DEFAULT,
     onAnswer: (NodeScope.(Message.Ai) -> Unit)? = null,
 ): NodeRef = node(id, timeout, retry, description ?: "model with tools ${tools.names}") {
-    val ai = callWithTools(model, tools, get(conversation), system)
+    val ai = callWithTools({ chatMetered(model, it, meters) }, tools.specifications, get(conversation), system)
     set(conversation, listOf(ai))
     set(toolCalls, ai.toolCalls)
     onAnswer?.invoke(this, ai)
 }
 
-internal suspend fun callWithTools(
-    model: ChatModel,
-    tools: Tools,
+/** How an agent's node calls its model: a [ChatModel], or a [StreamingChatModel] whose tokens become events. */
+internal typealias ModelCall = suspend NodeScope.(ChatRequest) -> ChatResponse
+
+internal suspend fun NodeScope.callWithTools(
+    call: ModelCall,
+    specifications: List<ToolSpecification>,
     history: List<Message>,
     system: String?,
 ): Message.Ai {
@@ -47,8 +54,8 @@ internal suspend fun callWithTools(
     if (system != null) messages += Message.System(system).toChatMessage()
     history.mapTo(messages) { it.toChatMessage() }
     val request = ChatRequest.builder().messages(messages)
-    if (tools.specifications.isNotEmpty()) request.toolSpecifications(tools.specifications)
-    return Message.of(model.chatSuspending(request.build()).aiMessage()) as Message.Ai
+    if (specifications.isNotEmpty()) request.toolSpecifications(specifications)
+    return Message.of(call(request.build()).aiMessage()) as Message.Ai
 }
 
 /**

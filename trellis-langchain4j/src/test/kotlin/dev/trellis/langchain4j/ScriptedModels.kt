@@ -10,6 +10,7 @@ import dev.langchain4j.model.chat.response.PartialResponse
 import dev.langchain4j.model.chat.response.PartialResponseContext
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler
 import dev.langchain4j.model.chat.response.StreamingHandle
+import dev.langchain4j.model.output.TokenUsage
 import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.CountDownLatch
@@ -32,9 +33,14 @@ sealed class Turn {
 
 /**
  * A real LangChain4j [ChatModel] that replays [script], one turn per call, and records the requests it got. Calls
- * beyond the script fail, naming the call. [latencyMillis] is slept per call (a slow remote model).
+ * beyond the script fail, naming the call. [latencyMillis] is slept per call (a slow remote model). Each response
+ * reports [usage] as its token usage (none by default).
  */
-class ScriptedChatModel(vararg script: Turn, private val latencyMillis: Long = 0) : ChatModel {
+class ScriptedChatModel(
+    vararg script: Turn,
+    private val latencyMillis: Long = 0,
+    private val usage: TokenUsage? = null,
+) : ChatModel {
     private val turns = ConcurrentLinkedQueue(script.toList())
     val requests: MutableList<ChatRequest> = CopyOnWriteArrayList()
 
@@ -59,7 +65,7 @@ class ScriptedChatModel(vararg script: Turn, private val latencyMillis: Long = 0
                     error("unreachable")
                 }
             }
-        return ChatResponse.builder().aiMessage(ai).build()
+        return ChatResponse.builder().aiMessage(ai).tokenUsage(usage).build()
     }
 }
 
@@ -69,10 +75,11 @@ class ScriptedChatModel(vararg script: Turn, private val latencyMillis: Long = 0
  * [holdAfter], it stops after that many tokens and waits until the stream is cancelled through its handle; with
  * [failAfter], it fails after that many tokens.
  */
-class ScriptedStreamingModel(
+class ScriptedStreamingModel @JvmOverloads constructor(
     private val tokens: List<String>,
     private val holdAfter: Int? = null,
     private val failAfter: Int? = null,
+    private val usage: TokenUsage? = null,
 ) : StreamingChatModel {
     val requests: MutableList<ChatRequest> = CopyOnWriteArrayList()
     val cancelled = CountDownLatch(1)
@@ -101,7 +108,7 @@ class ScriptedStreamingModel(
                     handler.onPartialResponse(PartialResponse(token), PartialResponseContext(handle))
                 }
                 handler.onCompleteResponse(
-                    ChatResponse.builder().aiMessage(AiMessage.from(tokens.joinToString(""))).build(),
+                    ChatResponse.builder().aiMessage(AiMessage.from(tokens.joinToString(""))).tokenUsage(usage).build(),
                 )
             } finally {
                 finished.countDown()

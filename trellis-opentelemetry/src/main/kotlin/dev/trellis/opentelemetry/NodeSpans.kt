@@ -26,8 +26,9 @@ import java.util.concurrent.ConcurrentHashMap
  *
  * Executions are told apart by their path (`docs/semantics.md` §11). Run-level interceptors also wrap the nodes of
  * child runs, so a node of a subgraph node's child run gets a span whose parent is the subgraph node's span (the
- * span current in its coroutine). A map's tasks are not intercepted: their spans come from their events, children of
- * the map node's span; the nodes of a task's child run are children of the task's span.
+ * span current in its coroutine). It also wraps map tasks ([wrapsMapTasks]): a task's span, a child of its map node's
+ * span, is current while each of the task's attempts runs; the nodes of a task's child run are children of the task's
+ * span. A task's failures are recorded from its events (retrying, failed), once each.
  */
 internal class NodeSpans(
     private val tracer: Tracer,
@@ -87,7 +88,10 @@ internal class NodeSpans(
         return current.with(task)
     }
 
+    override val wrapsMapTasks: Boolean get() = true
+
     override suspend fun intercept(chain: NodeChain): NodeWrites {
+        if (chain.task >= 0) return interceptTask(chain)
         val path = chain.path
         val key = key(path, chain.executionCount)
         var span = open[key]
@@ -106,18 +110,42 @@ internal class NodeSpans(
             return withContext(context.asContextElement()) { chain.proceed() }
         } catch (e: Throwable) {
             when {
-                e.javaClass.name == INTERRUPT_SIGNAL -> {
-                    interrupted += key
-                    span.addEvent(
-                        "trellis.interrupt",
-                        Attributes.of(Attr.PAYLOAD, e.message.orEmpty().removePrefix(INTERRUPT_PREFIX)),
-                    )
-                }
+                isInterrupt(e) -> interrupted(span, key, e)
                 e !is CancellationException -> span.recordException(
                     e,
                     Attributes.of(Attr.ATTEMPT, chain.attempt.toLong()),
                 )
             }
+            throw e
+        }
+    }
+
+    private fun isInterrupt(e: Throwable) = e.javaClass.name == INTERRUPT_SIGNAL
+
+    /** The attempt at [key] asked for input ([signal]): its span gets the payload, its end is reported INTERRUPTED. */
+    private fun interrupted(span: Span, key: String, signal: Throwable) {
+        interrupted += key
+        span.addEvent(
+            "trellis.interrupt",
+            Attributes.of(Attr.PAYLOAD, signal.message.orEmpty().removePrefix(INTERRUPT_PREFIX)),
+        )
+    }
+
+    /** The span of the map task at [path] of the map node's [execution], started by its first attempt or event. */
+    private fun taskSpan(nodeId: String, path: String, execution: Int): Span = tasks.computeIfAbsent(path) {
+        val map = open[key(path.substringBeforeLast('['), execution)]
+        startTask(nodeId, path, if (map == null) parent else parent.with(map))
+    }
+
+    /** One attempt of a map task, with the task's span current; its failures are recorded from its events. */
+    private suspend fun interceptTask(chain: NodeChain): NodeWrites {
+        val path = chain.path
+        val span = taskSpan(chain.nodeId, path, chain.executionCount)
+        span.setAttribute(Attr.ATTEMPT, chain.attempt.toLong())
+        try {
+            return withContext(Context.current().with(span).asContextElement()) { chain.proceed() }
+        } catch (e: Throwable) {
+            if (isInterrupt(e)) interrupted(span, key(path, chain.executionCount), e)
             throw e
         }
     }
@@ -128,10 +156,7 @@ internal class NodeSpans(
 
     /** A map task started: its span, a child of its map node's span (unless a node of its child run made it). */
     fun taskStarted(event: RunEvent.NodeStarted) {
-        tasks.computeIfAbsent(event.path) {
-            val map = open[key(event.path.substringBeforeLast('['), event.execution)]
-            startTask(event.nodeId, event.path, if (map == null) parent else parent.with(map))
-        }.setAttribute(Attr.EXECUTION, event.execution.toLong())
+        taskSpan(event.nodeId, event.path, event.execution).setAttribute(Attr.EXECUTION, event.execution.toLong())
     }
 
     fun retrying(event: RunEvent.NodeRetrying) {

@@ -51,7 +51,7 @@ internal class RunTrace(
             is RunEvent.NodeStarted -> if (event.task >= 0) nodes.taskStarted(event)
             is RunEvent.NodeRetrying -> {
                 nodes.retrying(event)
-                if (event.path == event.nodeId) telemetry.metrics.retried(graph.id, event.nodeId)
+                if (ownNodeOrTask(event)) telemetry.metrics.retried(graph.id, event.nodeId)
             }
             is RunEvent.Custom -> nodes.custom(event)
             is RunEvent.NodeCompleted -> nodeEnded(
@@ -87,6 +87,15 @@ internal class RunTrace(
             -> Unit
             is RunEvent.Terminal -> finish(event)
         }
+    }
+
+    /**
+     * Whether [event] is about a node of the run's own graph or one of its map tasks (`summarize[3]`), not about a
+     * node of a child run (`research/web`, `summarize[3]/web`).
+     */
+    private fun ownNodeOrTask(event: RunEvent.NodeEvent): Boolean {
+        val path = event.path
+        return path == event.nodeId || (event.task >= 0 && path.indexOf('/') < 0)
     }
 
     private fun nodeEnded(event: RunEvent.NodeEvent, known: Status?, attempts: Int, error: Throwable?, nanos: Long) {

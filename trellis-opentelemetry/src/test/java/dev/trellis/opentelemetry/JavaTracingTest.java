@@ -54,12 +54,14 @@ class JavaTracingTest {
     private Graph graph() {
         StateSchema schema = new StateSchema("java-otel");
         StateKey<List<String>> log = Keys.appending(schema, "log", String.class);
+        StateKey<List<String>> topics = Keys.appending(schema, "topics", String.class);
         AtomicInteger searches = new AtomicInteger();
         return JavaGraph.builder("java-traced", schema)
             .executor(pool)
             .node("plan", ctx -> {
                 clientCall("inline plan");
                 ctx.set(log, List.of("plan"));
+                ctx.set(topics, List.of("x", "y"));
             })
             // On the graph's executor, retried once: both attempts' spans are children of the execution's span.
             .blockingNode("search", ctx -> {
@@ -73,9 +75,15 @@ class JavaTracingTest {
                 ctx.set(log, List.of("fetch"));
                 return CompletableFuture.runAsync(() -> clientCall("async fetch on pool"), Context.current().wrap(pool));
             })
+            // A map: each task's span is current in the task's body.
+            .map("summarize", topics, (ctx, topic) -> {
+                clientCall("llm " + topic);
+                ctx.set(log, List.of("summary " + topic));
+            })
             .start("plan")
             .edge("plan", "search")
             .edge("plan", "fetch")
+            .edge("plan", "summarize")
             .build();
     }
 
@@ -105,6 +113,13 @@ class JavaTracingTest {
         assertEquals(fetch.getSpanId(), spans.stream().filter(s -> s.getName().equals("async fetch")).findFirst()
             .orElseThrow().getParentSpanId());
         assertEquals("search", search.getAttributes().get(NODE_ID));
+        SpanData summarize = named(spans, "trellis.node summarize");
+        assertEquals(run.getSpanId(), summarize.getParentSpanId());
+        for (int i = 0; i < 2; i++) {
+            SpanData task = named(spans, "trellis.task summarize[" + i + "]");
+            assertEquals(summarize.getSpanId(), task.getParentSpanId());
+            assertEquals(task.getSpanId(), named(spans, "llm " + List.of("x", "y").get(i)).getParentSpanId());
+        }
     }
 
     @Test

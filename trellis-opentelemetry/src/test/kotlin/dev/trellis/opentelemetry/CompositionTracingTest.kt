@@ -57,6 +57,7 @@ class CompositionTracingTest {
             output(Inner.log, Outer.log)
         }
         val summarize = map("summarize", over = Outer.items, retry = Retry.fixed(2, 1.milliseconds)) { item ->
+            clientCall("llm $item") // in each attempt: a child of the task's span
             if (item == "b" && failures++ == 0) error("flaky b")
             set(Outer.log, listOf("summary $item"))
         }
@@ -104,6 +105,17 @@ class CompositionTracingTest {
         }
         span("trellis.task summarize[1]").events.map { it.name } shouldBe listOf("exception", "trellis.retry")
         span("trellis.task summarize[1]").attributes[Attr.ATTEMPT] shouldBe 2L
+        // The task's span is current in its body, in every attempt (the second attempt of task 1 too).
+        for ((i, item) in listOf("a", "b", "c").withIndex()) {
+            val calls = spans.filter { it.name == "llm $item" }
+            calls.size shouldBe if (item == "b") 2 else 1
+            for (call in calls) call.parentSpanId shouldBe span("trellis.task summarize[$i]").spanId
+        }
+        // The map task's retry is counted by the node's retries metric.
+        otel.metrics.single { it.name == "trellis.node.retries" }.longSumData.points.single().let {
+            it.value shouldBe 1L
+            it.attributes[Attr.NODE_ID] shouldBe "summarize"
+        }
 
         // A map of subgraph tasks: task spans under the map node's span, each task's child run's nodes under it.
         val deep = span("trellis.node deep")
@@ -117,6 +129,6 @@ class CompositionTracingTest {
             span("http fetch $item").parentSpanId shouldBe fetch.spanId
         }
         // Every span ended: nothing left open by the nesting.
-        spans.size shouldBe 1 + 3 + 2 + 3 + 3 * 3 + 1 + 3
+        spans.size shouldBe 1 + 3 + 2 + 3 + 4 + 3 * 3 + 1 + 3
     }
 }

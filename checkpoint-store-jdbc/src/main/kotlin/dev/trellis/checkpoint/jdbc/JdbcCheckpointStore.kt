@@ -17,7 +17,6 @@ import kotlinx.coroutines.withContext
 import java.sql.Connection
 import java.sql.ResultSet
 import java.sql.SQLException
-import java.sql.Types
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
@@ -34,9 +33,15 @@ public class JdbcCheckpointStore(
     /** The clock of lease expiry; `null` for the database's clock ([JdbcEngine.nowMillisQuery]). */
     private val clock: Clock?,
     private val leaseDuration: Duration,
+    /**
+     * Whether concurrent appends share transactions (group commit): one writer takes every append queued while its
+     * previous transaction committed and writes them in one; each caller returns once its batch committed.
+     */
+    groupCommit: Boolean = false,
 ) : CheckpointStore {
     private val runs = engine.runsTable
     private val checkpoints = engine.checkpointsTable
+    private val groupCommit = if (groupCommit) GroupCommit(engine, ::appendAlone) else null
 
     init {
         StoreRules.requireLeaseDuration(leaseDuration)
@@ -133,19 +138,19 @@ public class JdbcCheckpointStore(
 
     override suspend fun append(lease: Lease, record: CheckpointRecord) {
         StoreRules.requireSameRun(lease, record)
+        val batcher = groupCommit
+        if (batcher != null) batcher.append(lease, record) else appendAlone(lease, record)
+    }
+
+    /** Appends [record] in a transaction of its own: the path without group commit, and a failed batch's retry. */
+    internal suspend fun appendAlone(lease: Lease, record: CheckpointRecord) {
         write("append checkpoint ${record.sequence} to", record.runId) { c ->
             val row = lockRun(c, lease.runId)
             StoreRules.checkWritable(lease, row)
             StoreRules.checkNext(record, row!!) { parent -> exists(c, record.runId, parent) }
             insert(c, record)
-            val updated = c.prepareStatement(
-                "UPDATE $runs SET latest_sequence = ?, latest_status = ?, graph_id = ? WHERE run_id = ? AND epoch = ?",
-            ).use {
-                it.setLong(1, record.sequence)
-                it.setString(2, record.status)
-                it.setString(3, record.graphId)
-                it.setString(4, record.runId)
-                it.setLong(5, lease.epoch)
+            val updated = c.prepareStatement(updateLatestSql(runs)).use {
+                bindLatest(it, record, lease.epoch)
                 it.executeUpdate()
             }
             check(updated == 1) { "Run '${record.runId}' changed while checkpoint ${record.sequence} was appended." }
@@ -239,6 +244,7 @@ public class JdbcCheckpointStore(
     }
 
     override fun close() {
+        groupCommit?.close()
         engine.close()
     }
 
@@ -252,14 +258,15 @@ public class JdbcCheckpointStore(
         try {
             return engine.transaction(block)
         } catch (e: SQLException) {
-            val what = if (runId == null) action else "$action run '$runId'"
-            throw CheckpointStoreException(
-                "Could not $what in ${engine.description}: ${e.message} (SQL state ${e.sqlState}). Check that the " +
-                    "database is reachable and writable; the operation was rolled back and may be retried.",
-                e,
-            )
+            throw storeFailure(if (runId == null) action else "$action run '$runId'", e)
         }
     }
+
+    private fun storeFailure(what: String, e: SQLException) = CheckpointStoreException(
+        "Could not $what in ${engine.description}: ${e.message} (SQL state ${e.sqlState}). Check that the " +
+            "database is reachable and writable; the operation was rolled back and may be retried.",
+        e,
+    )
 
     private fun lockRun(c: Connection, runId: String): RunRow? =
         c.prepareStatement("SELECT $RUN_COLUMNS FROM $runs WHERE run_id = ?${engine.lockRow}").use { statement ->
@@ -275,21 +282,8 @@ public class JdbcCheckpointStore(
         }
 
     private fun insert(c: Connection, record: CheckpointRecord) {
-        c.prepareStatement(
-            "INSERT INTO $checkpoints ($RECORD_COLUMNS) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        ).use {
-            it.setString(1, record.runId)
-            it.setLong(2, record.sequence)
-            it.setNullableLong(3, record.parentSequence)
-            it.setString(4, record.forkedFrom?.runId)
-            it.setNullableLong(5, record.forkedFrom?.sequence)
-            it.setString(6, record.graphId)
-            it.setInt(7, record.schemaVersion)
-            it.setString(8, record.createdAt.toString())
-            it.setString(9, record.status)
-            it.setString(10, record.kind.name)
-            it.setString(11, record.payload)
-            it.setString(12, MetadataCodec.encode(record.metadata))
+        c.prepareStatement(insertRecordSql(checkpoints)).use {
+            bindRecord(it, record)
             it.executeUpdate()
         }
     }
@@ -366,27 +360,5 @@ public class JdbcCheckpointStore(
         }
     }
 
-    private fun runRow(rs: ResultSet): RunRow = RunRow(
-        runId = rs.getString(1),
-        graphId = rs.getString(2),
-        owner = rs.getString(3),
-        leaseUntil = rs.getNullableLong(4)?.let(Instant::ofEpochMilli),
-        epoch = rs.getLong(5),
-        latestSequence = rs.getLong(6),
-        latestStatus = rs.getString(7),
-    )
-
     override fun toString(): String = "JdbcCheckpointStore(${engine.description})"
-
-    private companion object {
-        const val RUN_COLUMNS = "run_id, graph_id, owner, lease_until, epoch, latest_sequence, latest_status"
-        const val RECORD_COLUMNS = "run_id, sequence, parent_sequence, forked_from_run, forked_from_sequence, " +
-            "graph_id, schema_version, created_at, status, kind, payload, metadata"
-
-        fun ResultSet.getNullableLong(index: Int): Long? = getLong(index).takeUnless { wasNull() }
-
-        fun java.sql.PreparedStatement.setNullableLong(index: Int, value: Long?) {
-            if (value == null) setNull(index, Types.BIGINT) else setLong(index, value)
-        }
-    }
 }

@@ -28,6 +28,12 @@ public interface JdbcEngine : AutoCloseable {
     public val nowMillisQuery: String? get() = null
 
     /**
+     * Whether the database takes an array parameter (`run_id = ANY(?)`, `unnest(?::text[])`), so that a group commit
+     * locks and checks the rows of a whole batch with one statement each instead of one per run.
+     */
+    public val arrayParameters: Boolean get() = false
+
+    /**
      * Runs [block] in one transaction on the engine's dispatcher (never the caller's thread), with the schema
      * created first, and commits; rolls back if [block] throws.
      */

@@ -8,7 +8,10 @@ import kotlinx.serialization.json.Json
 internal object MetadataCodec {
     private val serializer = MapSerializer(String.serializer(), String.serializer())
 
-    fun encode(metadata: Map<String, String>): String = Json.encodeToString(serializer, metadata)
+    fun encode(metadata: Map<String, String>): String =
+        if (metadata.isEmpty()) EMPTY else Json.encodeToString(serializer, metadata)
+
+    private const val EMPTY = "{}"
 
     fun decode(text: String): Map<String, String> = Json.decodeFromString(serializer, text)
 }

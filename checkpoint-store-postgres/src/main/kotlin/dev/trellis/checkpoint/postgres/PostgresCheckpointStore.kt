@@ -38,6 +38,11 @@ import javax.sql.DataSource
  *   transaction that went idle (a frozen worker); PostgreSQL's `lock_timeout` and
  *   `idle_in_transaction_session_timeout` for the store's transactions.
  * @param statementTimeout the longest one statement of the store runs (`statement_timeout`).
+ * @param groupCommit whether concurrent appends of any runs share transactions: one writer takes every append queued
+ *   while its previous transaction committed and writes them in one, each run's lease epoch and parent checked as a
+ *   lone append checks them (a refused append fails alone). An append still returns only once it is committed, so
+ *   durability is unchanged; an append may wait for the batch before it, at most one more commit. Pays with many
+ *   concurrent runs (`docs/persistence-stores.md`, "Group commit"); an append with none in flight goes alone.
  */
 public class PostgresCheckpointStore private constructor(
     private val schema: String,
@@ -52,12 +57,14 @@ public class PostgresCheckpointStore private constructor(
         dispatcher: CoroutineDispatcher = Dispatchers.IO,
         lockTimeout: Duration = DEFAULT_LOCK_TIMEOUT,
         statementTimeout: Duration = DEFAULT_STATEMENT_TIMEOUT,
+        groupCommit: Boolean = false,
     ) : this(
         schema,
         JdbcCheckpointStore(
             PostgresEngine(dataSource, schema, dispatcher, lockTimeout, statementTimeout),
             clock,
             leaseDuration,
+            groupCommit,
         ),
     )
 

@@ -1,5 +1,6 @@
 package dev.trellis.fleet.internal
 
+import dev.trellis.checkpoint.Lease
 import dev.trellis.fleet.FleetInterrupt
 import dev.trellis.fleet.FleetResult
 import dev.trellis.fleet.FleetRunInfo
@@ -7,25 +8,11 @@ import dev.trellis.fleet.FleetStatus
 import dev.trellis.fleet.GraphCounts
 import dev.trellis.fleet.Submission
 import dev.trellis.fleet.internal.Tables.Companion.transaction
-import kotlinx.serialization.json.Json
-import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
-import kotlinx.serialization.json.jsonArray
-import kotlinx.serialization.json.jsonObject
-import kotlinx.serialization.json.jsonPrimitive
 import java.sql.Connection
 import java.sql.Timestamp
 import javax.sql.DataSource
-
-/** A claimed run, as the claim statement returned it. */
-internal class Claim(
-    val runId: String,
-    val graphKey: String,
-    val input: String,
-    val attempt: Int,
-    val answers: Map<String, String>,
-)
 
 /** The queue's SQL: every statement on `trellis_fleet_runs` and `trellis_fleet_graphs`. Blocking JDBC. */
 internal class Queue(val dataSource: DataSource, val tables: Tables) {
@@ -243,30 +230,52 @@ internal class Queue(val dataSource: DataSource, val tables: Tables) {
     /**
      * Claims up to [limit] runnable runs of [graphKeys] for [worker]: orphans (RUNNING with an expired lease) first,
      * then QUEUED runs due now, highest priority first. `FOR UPDATE SKIP LOCKED` lets competing workers take
-     * different rows without waiting on each other; each statement is its own READ COMMITTED transaction.
+     * different rows without waiting on each other. With [storeLeases], the same transaction claims the runs' store
+     * leases too; without [withOrphans], only QUEUED runs.
      */
-    fun claim(worker: String, graphKeys: Array<String>, limit: Int, leaseMillis: Long): List<Claim> = connect { c ->
-        val orphans = claimWhere(
-            c,
-            "status = 'RUNNING' AND lease_until < clock_timestamp()",
-            "lease_until",
-            worker,
-            graphKeys,
-            limit,
-            leaseMillis,
-        )
-        if (orphans.size >= limit) {
-            orphans
-        } else {
-            orphans + claimWhere(
-                c,
-                "status = 'QUEUED' AND not_before <= clock_timestamp()",
-                "priority DESC, not_before, seq",
-                worker,
-                graphKeys,
-                limit - orphans.size,
-                leaseMillis,
-            )
+    fun claim(
+        worker: String,
+        graphKeys: Array<String>,
+        limit: Int,
+        leaseMillis: Long,
+        storeLeases: StoreLeases? = null,
+        withOrphans: Boolean = true,
+        running: Array<String> = emptyArray(),
+    ): List<Claim> = connect { c ->
+        c.transaction {
+            val orphans = if (!withOrphans) {
+                emptyList()
+            } else {
+                // Never a run this worker is still running: its lease ran out (a late heartbeat), but it is not lost.
+                claimWhere(
+                    c,
+                    "status = 'RUNNING' AND lease_until < clock_timestamp() AND NOT (run_id = ANY(?))",
+                    "lease_until",
+                    worker,
+                    graphKeys,
+                    limit,
+                    leaseMillis,
+                    running,
+                )
+            }
+            val claims = if (orphans.size >= limit) {
+                orphans
+            } else {
+                orphans + claimWhere(
+                    c,
+                    "status = 'QUEUED' AND not_before <= clock_timestamp()",
+                    "priority DESC, not_before, seq",
+                    worker,
+                    graphKeys,
+                    limit - orphans.size,
+                    leaseMillis,
+                )
+            }
+            if (storeLeases != null) {
+                val granted = storeLeases.claim(c, claims.map { it.runId }, worker, leaseMillis)
+                for (claim in claims) claim.granted = granted[claim.runId]
+            }
+            claims
         }
     }
 
@@ -278,6 +287,7 @@ internal class Queue(val dataSource: DataSource, val tables: Tables) {
         graphKeys: Array<String>,
         limit: Int,
         leaseMillis: Long,
+        excluded: Array<String>? = null,
     ): List<Claim> = c.prepareStatement(
         "UPDATE $runs AS r SET status = 'RUNNING', worker = ?, attempt = r.attempt + 1, " +
             "lease_until = clock_timestamp() + ? * interval '1 millisecond', " +
@@ -288,8 +298,10 @@ internal class Queue(val dataSource: DataSource, val tables: Tables) {
     ).use {
         it.setString(1, worker)
         it.setLong(2, leaseMillis)
-        it.setArray(3, c.createArrayOf("text", graphKeys))
-        it.setInt(4, limit)
+        var next = 3
+        if (excluded != null) it.setArray(next++, c.createArrayOf("text", excluded))
+        it.setArray(next++, c.createArrayOf("text", graphKeys))
+        it.setInt(next, limit)
         it.executeQuery().use { rs ->
             buildList {
                 while (rs.next()) {
@@ -336,8 +348,10 @@ internal class Queue(val dataSource: DataSource, val tables: Tables) {
         error: String?,
         interrupts: List<FleetInterrupt>,
         retryInMillis: Long = 0,
+        release: Pair<StoreLeases, Lease>? = null,
     ): Boolean = connect { c ->
         c.transaction {
+            release?.let { (leases, lease) -> leases.release(c, lease) }
             val updated = c.prepareStatement(
                 // Answers stay while the run goes back to the queue unfinished: they apply until it checkpoints past
                 // its interrupt.
@@ -379,28 +393,5 @@ internal class Queue(val dataSource: DataSource, val tables: Tables) {
 
     companion object {
         fun graphKey(graphId: String, version: Int): String = "$graphId@$version"
-
-        fun encodeInterrupts(interrupts: List<FleetInterrupt>): String = JsonArray(
-            interrupts.map {
-                JsonObject(
-                    mapOf("node" to JsonPrimitive(it.nodeId), "payload" to JsonPrimitive(it.payload)),
-                )
-            },
-        ).toString()
-
-        fun decodeInterrupts(text: String?): List<FleetInterrupt> = if (text == null) {
-            emptyList()
-        } else {
-            Json.parseToJsonElement(text).jsonArray.map {
-                val o = it.jsonObject
-                FleetInterrupt(o.getValue("node").jsonPrimitive.content, o.getValue("payload").jsonPrimitive.content)
-            }
-        }
-
-        fun decodeAnswers(text: String?): Map<String, String> = if (text == null) {
-            emptyMap()
-        } else {
-            Json.parseToJsonElement(text).jsonObject.mapValues { (_, v) -> v.jsonPrimitive.content }
-        }
     }
 }

@@ -2,7 +2,6 @@ package dev.trellis.runtime.internal
 
 import dev.trellis.graph.Composite
 import dev.trellis.graph.Graph
-import dev.trellis.graph.NodeBody
 import dev.trellis.graph.NodeScope
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
@@ -36,15 +35,31 @@ import java.util.concurrent.atomic.AtomicReference
  */
 
 /** Where a child run sits: its events' path [prefix] (`research/`), its checkpoint [key] and the [parent] run. */
-internal class Nesting(val prefix: String, val key: String, val parent: Engine)
+internal class Nesting(private val path: String, val key: String, val parent: Engine) {
+    private var prefixMade: String? = null
+
+    /**
+     * The paths of the child run's nodes are this prefix and their ids; made when first needed (a race makes equal
+     * strings).
+     */
+    val prefix: String get() = prefixMade ?: "$path/".also { prefixMade = it }
+}
 
 /** The key of [execution]'s child runs and tasks in checkpoints: `research#2` (node id, execution number). */
 internal fun childKey(execution: Execution): String = execution.node.id + "#" + execution.number
 
-/** One child run of a subgraph node, its output written through [scope]. */
-internal suspend fun Engine.runSubgraph(execution: Execution, scope: NodeScope, spec: Composite.Subgraph) {
-    val result = runChild(execution, spec.graph, childKey(execution), execution.path) {
-        spec.mapping.inputFor(scope.state)
+/**
+ * One child run of a subgraph node, its output written through [scope]. Inline, as [runChild]: a child run takes no
+ * suspend frames beyond the node's own and the child's.
+ */
+internal suspend inline fun Engine.runSubgraph(execution: Execution, scope: NodeScope, spec: Composite.Subgraph) {
+    // The key names the child in checkpoints; a run without any never needs it.
+    val key = if (checkpointer == null && restoredChildren.isEmpty()) "" else childKey(execution)
+    val mapping = spec.mapping
+    val result = runChild(execution, spec.graph, key, execution.path) {
+        // Key-to-key inputs read only keys of the node's slice (the mapping's): the snapshot reads the same values
+        // as the slice's view, which is made only for an input block (docs/semantics.md §12).
+        mapping.inputFor(if (mapping.hasBlocks) scope.state else execution.snapshot)
     }
     spec.mapping.applyOutput(scope, result.state)
 }
@@ -54,20 +69,20 @@ internal suspend fun Engine.runSubgraph(execution: Execution, scope: NodeScope, 
  * the checkpoints under [key] when the run was restored with one in flight, else from [input]. A failed child run
  * fails the attempt with its first error; an interrupted one ends it INTERRUPTED with the child's interrupts.
  */
-internal suspend fun Engine.runChild(
+internal suspend inline fun Engine.runChild(
     execution: Execution,
     graph: Graph,
     key: String,
     path: String,
     input: () -> State,
 ): RunResult {
-    val nesting = Nesting("$path/", key, this)
+    val nesting = Nesting(path, key, this)
     val restored = restoredChildren.remove(key)?.let { restoreChild(graph, key, it) }
-    val answers = takeAnswers(nesting.prefix)
+    val answers = if (answers.isEmpty) emptyMap() else answers.takeUnder(nesting.prefix)
     val child = if (restored != null && restored.data.status != Status.FAILED.name) {
-        Engine(graph, restored.state, childOptions, outbox.events, restored, answers, nesting = nesting, fresh = false)
+        Engine(graph, restored.state, childOptions, outbox.log, restored, answers, nesting = nesting, fresh = false)
     } else {
-        Engine(graph, input(), childOptions, outbox.events, null, answers, nesting = nesting)
+        Engine(graph, input(), childOptions, outbox.log, null, answers, nesting = nesting)
     }
     var handUp = true
     val result = try {
@@ -78,7 +93,7 @@ internal suspend fun Engine.runChild(
     }
     // Its charges count toward this run's meters through the execution that ran it (`docs/semantics.md` §13.4).
     child.position.meters?.let { execution.chargeAll(it.totals) }
-    childResults[path] = result
+    childResultsMap()[path] = result
     when (result.status) {
         Status.COMPLETED -> return result
         Status.INTERRUPTED -> {
@@ -124,8 +139,9 @@ internal suspend fun Engine.runMap(execution: Execution, scope: NodeScope, spec:
     val outcomes = arrayOfNulls<Any>(n) // TaskWrites, Execution (completed), TaskError, or interrupts
     val pending = IntArray(n)
     var pendingCount = 0
+    val anyRestored = restoredChildren.isNotEmpty()
     for (i in 0 until n) {
-        val done = restoredChildren["$key[$i]"]
+        val done = if (anyRestored) restoredChildren["$key[$i]"] else null
         when {
             done?.done == true -> {
                 restoredChildren.remove("$key[$i]")
@@ -184,16 +200,15 @@ private suspend fun Engine.runTask(
     failure: AtomicReference<Throwable>,
 ): Any? {
     val body = spec.body
-    val task = if (body != null) MapTask(execution, i, item, body) else subgraphTask(execution, spec, key, i, item)
-    task.owner = execution
+    val task = if (body != null) MapTask(execution, i, item, body) else SubgraphTask(execution, i, item, spec, key)
     val node = execution.node.id
-    outbox.nodeSend { RunEvent.NodeStarted(runId, now(), node, execution.number, task.path, i) }
+    outbox.nodeSend { seq -> RunEvent.NodeStarted(runId, seq, now(), node, execution.number, task.path, i) }
     try {
         task.run()
     } finally {
         // A task's charges are its map execution's, whatever its end (`docs/semantics.md` §13.4).
         task.charges?.let { execution.chargeAll(it.amounts) }
-        if (outbox.events != null) withContext(NonCancellable) { sendTaskEnd(task) }
+        if (outbox.enabled) withContext(NonCancellable) { sendTaskEnd(task) }
     }
     val charged = task.charges?.amounts?.mapValuesTo(LinkedHashMap()) { it.value.toPlainString() } ?: emptyMap()
     return when (task.status) {
@@ -229,69 +244,36 @@ private suspend fun Engine.runTask(
     }
 }
 
-/**
- * A task of a map node whose target is a body: runs it with its [item], through no interceptor (they wrap the map
- * node's own execution). Its path (`summarize[3]`) is made when first asked for — by events, an interrupt — since a
- * map of trivial tasks run without events never needs it.
- */
-private class MapTask(
-    parent: Execution,
-    task: Int,
-    private val item: Any?,
-    private val taskBody: suspend NodeScope.(item: Any?) -> Unit,
-) : Execution(parent.engine, parent.node, parent.index, parent.number, parent.snapshot, parent.path, task) {
-    private var taskPath: String? = null
-
-    override val path: String
-        get() = taskPath ?: (super.path + "[" + task + "]").also { taskPath = it }
-
-    override suspend fun invokeBody(scope: AttemptScope) {
-        taskBody(scope, item)
-    }
-}
-
-/** A task of a map node whose target is a subgraph: a child run at the task's path, mapped in and out. */
-private fun Engine.subgraphTask(execution: Execution, spec: Composite.Map, key: String, i: Int, item: Any?): Execution {
-    val graph = spec.graph!!
-    val mapping = spec.mapping!!
-    val path = "${execution.path}[$i]"
-    lateinit var task: Execution
-    val child: NodeBody = {
-        val result = runChild(task, graph, "$key[$i]", path) { mapping.inputFor(execution.state, item, i) }
-        mapping.applyOutput(this, result.state)
-    }
-    task = Execution(this, execution.node, execution.index, execution.number, execution.snapshot, path, i, child)
-    return task
-}
-
 private suspend fun Engine.sendTaskEnd(task: Execution) {
-    val channel = outbox.events ?: return
     val node = task.node.id
-    val event = when (task.status) {
-        Status.COMPLETED -> RunEvent.NodeCompleted(
-            runId,
-            now(),
-            node,
-            task.number,
-            task.attempt,
-            Duration.ofNanos(task.durationNanos),
-            task.path,
-            task.task,
-        )
-        Status.FAILED -> RunEvent.NodeFailed(
-            runId,
-            now(),
-            node,
-            task.number,
-            task.attempt,
-            task.error!!,
-            Duration.ofNanos(task.durationNanos),
-            task.path,
-            task.task,
-        )
-        else -> RunEvent.NodeCancelled(runId, now(), node, task.number, task.path, task.task)
+    outbox.send { seq ->
+        when (task.status) {
+            Status.COMPLETED -> RunEvent.NodeCompleted(
+                runId,
+                seq,
+                now(),
+                node,
+                task.number,
+                task.attempt,
+                task.durationNanos,
+                task.path,
+                task.task,
+            )
+            Status.FAILED -> RunEvent.NodeFailed(
+                runId,
+                seq,
+                now(),
+                node,
+                task.number,
+                task.attempt,
+                task.error!!,
+                task.durationNanos,
+                task.path,
+                task.task,
+            )
+            else -> RunEvent.NodeCancelled(runId, seq, now(), node, task.number, task.path, task.task)
+        }
     }
-    outbox.deliver(channel, event)
 }
 
 /**

@@ -37,7 +37,8 @@ internal suspend fun Engine.loop() = coroutineScope {
     }
 }
 
-private suspend fun Engine.steps(scope: CoroutineScope) {
+// Inline, like [startReady]: a suspend function's frame is allocated per call, and these run once per run or per drive.
+private suspend inline fun Engine.steps(scope: CoroutineScope) {
     while (!drive(scope)) {
         val handoff = handoff!!
         work(scope, handoff, loop = true)
@@ -64,11 +65,13 @@ internal suspend fun Engine.drainCancelled() {
 }
 
 /**
+ * Inline, as [driveFromNode]: a node coroutine that completes and drives takes no suspend frames beyond its own.
+ *
  * Runs the scheduler while the caller holds the drive right (see [Handoff]): completes finished executions,
  * starts ready nodes. Returns true when nothing runs and nothing can start (the caller keeps the right), false
  * when it let the right go because it had nothing to do until a running node finishes.
  */
-internal suspend fun Engine.drive(scope: CoroutineScope): Boolean {
+internal suspend inline fun Engine.drive(scope: CoroutineScope): Boolean {
     var missed = 1
     while (true) {
         startReady(scope)
@@ -94,7 +97,7 @@ internal suspend fun Engine.drive(scope: CoroutineScope): Boolean {
  * the right to the loop when the run has nothing left to do or when it was cancelled itself (a fail-fast
  * cancellation: it must not suspend any more).
  */
-internal suspend fun Engine.driveFromNode(scope: CoroutineScope, handoff: Handoff) {
+internal suspend inline fun Engine.driveFromNode(scope: CoroutineScope, handoff: Handoff) {
     val done = try {
         !currentCoroutineContext().isActive || drive(scope)
     } catch (e: Throwable) {
@@ -105,7 +108,7 @@ internal suspend fun Engine.driveFromNode(scope: CoroutineScope, handoff: Handof
     if (done) handoff.passToLoop()
 }
 
-private suspend fun Engine.startReady(scope: CoroutineScope) {
+internal suspend inline fun Engine.startReady(scope: CoroutineScope) {
     var queued = 0
     try {
         startEach(scope) { queued++ }
@@ -123,7 +126,7 @@ private suspend fun Engine.startReady(scope: CoroutineScope) {
     }
 }
 
-private suspend inline fun Engine.startEach(scope: CoroutineScope, onQueued: () -> Unit) {
+internal suspend inline fun Engine.startEach(scope: CoroutineScope, onQueued: () -> Unit) {
     while (!position.halted && position.readyCount > 0 && position.runningCount < config.maxConcurrency) {
         if (drainWanted) {
             drained = true

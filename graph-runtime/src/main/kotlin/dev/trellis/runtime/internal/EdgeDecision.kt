@@ -47,8 +47,13 @@ internal fun Topology.failureRoute(index: Int): CompiledEdge? {
  * only user and consumes [taken] before the next [decide].
  */
 internal class EdgeChoice {
+    private companion object {
+        /** Until the first execution with edges: a run of one node without edges allocates nothing here. */
+        val NONE = IntArray(0)
+    }
+
     /** The targets of the edges taken by the last [decide] (END is -1), in declaration order. */
-    var taken = IntArray(4)
+    var taken = NONE
         private set
 
     /**

@@ -1,12 +1,10 @@
 package dev.trellis.runtime.internal
 
 import dev.trellis.checkpoint.CheckpointRef
-import dev.trellis.checkpoint.CheckpointStoreException
 import dev.trellis.graph.Graph
 import dev.trellis.graph.NodeInterceptor
 import dev.trellis.graph.State
 import dev.trellis.graph.Topology
-import dev.trellis.runtime.CheckpointFormatException
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
@@ -16,14 +14,11 @@ import dev.trellis.runtime.Status
 import dev.trellis.runtime.internal.checkpoint.PositionEncoder
 import dev.trellis.runtime.internal.checkpoint.ReadBack
 import dev.trellis.runtime.internal.checkpoint.Restored
-import dev.trellis.runtime.internal.checkpoint.TriggerData
-import dev.trellis.runtime.internal.checkpoint.writableState
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
-import kotlinx.coroutines.channels.SendChannel
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
@@ -40,7 +35,8 @@ import kotlin.time.toJavaDuration
  *
  * - **Lifecycle** (this file): [execute] resolves where nodes run and which time the run reads, claims the run's
  *   lease through the [Checkpointer], runs the loop (under the run's timeout), saves the final checkpoint and
- *   reports the run's end. A restored run starts from its [Restored] position.
+ *   reports the run's end. A restored run starts from its [Restored] position (`Restore.kt`); the answers to its
+ *   interrupts are its [Answers].
  * - **The drive loop** (`Drive.kt`): whoever holds the *drive right* ([Handoff]) runs [drive] — completes finished
  *   executions, starts ready nodes. The state of the run is single-writer: only the holder touches it — the run's
  *   loop at first, then whichever node coroutine finishes while nobody drives, so a completion is processed on the
@@ -51,18 +47,19 @@ import kotlin.time.toJavaDuration
  * - **Steps** (`Steps.kt`): what the driver does when an execution begins and when it ends — [merge] its writes
  *   (the merge rule, a pure function of the state and the writes), decide its edges ([EdgeChoice]), post its
  *   events, record its outcome.
- * - **Events** ([Outbox]): the loop's events are queued and flushed before any node starts and before the loop
- *   waits; a node's own events go straight to the channel.
+ * - **Events** ([Outbox], [EventLog]): every event is added to the run's log with its sequence number as it is
+ *   made; the driver waits for room before any node starts and before it waits.
  * - **Result** ([RunRecorder]): the history, per-node counts and times, errors and interrupts that make the
  *   [RunResult].
- * - **Checkpoints** ([Checkpointer]): the run's lease, and saving the position as full or delta checkpoints; the
- *   checkpoint format (payload classes, [PositionEncoder], codec, loader) is package `internal.checkpoint`.
+ * - **Checkpoints** ([Checkpointer]): the run's lease, and saving the position as full or delta checkpoints
+ *   (when the run saves one: `RunCheckpoints.kt`); the checkpoint format (payload classes, [PositionEncoder], codec,
+ *   loader) is package `internal.checkpoint`.
  */
 internal class Engine(
     val graph: Graph,
     input: State,
     val options: RunOptions,
-    events: SendChannel<RunEvent>?,
+    events: EventLog?,
     private val restored: Restored? = null,
     answers: Map<String, String> = emptyMap(),
     forkedFrom: CheckpointRef? = null,
@@ -77,7 +74,7 @@ internal class Engine(
     val topology: Topology = graph.topology
     private val size = topology.size
     val config = graph.config
-    val position = Position(size, input, topology.channels)
+    val position = Position(size, topology.keys.size, topology.channels)
     val outbox = Outbox(events)
     val recorder = RunRecorder(topology, options.executionHistoryLimit)
 
@@ -111,20 +108,41 @@ internal class Engine(
     val maxExecutions: Int = minOf(config.maxNodeExecutions, options.budget?.maxNodeExecutions ?: Int.MAX_VALUE)
 
     /** The answers to pending interrupts by path; a child run gets those under its path. */
-    private val answers: MutableMap<String, String> = HashMap(answers)
+    val answers = Answers.of(answers)
 
-    /** Each node's path (`docs/semantics.md` §11): its id, after the path of the child run it is in. */
-    val paths: Array<String> = Array(size) { (nesting?.prefix ?: "") + topology.nodes[it].id }
+    /** The paths of a child run's nodes, made as asked for ([pathOf]); null in a run of its own. */
+    private val nestedPaths: Array<String?>? = if (nesting == null) null else arrayOfNulls(size)
+
+    /**
+     * The path of node [index] (`docs/semantics.md` §11): its id, after the path of the child run it is in. A child
+     * run's are made when first asked for (events, interrupts), by whichever thread asks (a race makes equal strings).
+     */
+    fun pathOf(index: Int): String {
+        val paths = nestedPaths ?: return topology.nodes[index].id
+        return paths[index] ?: (nesting!!.prefix + topology.nodes[index].id).also { paths[index] = it }
+    }
 
     /** The child runs and map tasks restored with the run, by key (`research#2`, `summarize#1[3]`). */
     val restoredChildren: MutableMap<String, dev.trellis.runtime.internal.checkpoint.ChildData> =
-        HashMap(restored?.children ?: emptyMap())
+        restored?.children?.takeIf { it.isNotEmpty() }?.let { HashMap(it) } ?: java.util.Collections.emptyMap()
 
-    /** The options of this run's child runs (`Composition.kt`). */
-    val childOptions: RunOptions by lazy { childOptionsOf(options, runId) }
+    /** The options of this run's child runs (`Composition.kt`), made by the first one (a race makes equal ones). */
+    val childOptions: RunOptions
+        get() = childOptionsMade ?: childOptionsOf(options, runId).also { childOptionsMade = it }
+    private var childOptionsMade: RunOptions? = null
 
-    /** The results of the last child run of each subgraph node and map task, by path, for the [RunResult]. */
-    val childResults: MutableMap<String, RunResult> = java.util.concurrent.ConcurrentHashMap()
+    /**
+     * The results of the last child run of each subgraph node and map task, by path, for the [RunResult]; null until
+     * the first child run ends ([childResultsMap]).
+     */
+    @Volatile
+    var childResults: MutableMap<String, RunResult>? = null
+        private set
+
+    /** [childResults], made by the first child run that ends (map tasks end concurrently). */
+    fun childResultsMap(): MutableMap<String, RunResult> = childResults ?: synchronized(this) {
+        childResults ?: java.util.concurrent.ConcurrentHashMap<String, RunResult>().also { childResults = it }
+    }
 
     @Volatile
     var drainRequested = false
@@ -155,6 +173,9 @@ internal class Engine(
     /** The interceptors of each node, or null when the run has none (`Interceptors.kt`). */
     val interceptors: Array<Array<NodeInterceptor>?>? = interceptorTable(graph, options)
 
+    /** The interceptors that also wrap map tasks, by node, or null when none does (`Interceptors.kt`). */
+    val taskInterceptors: Array<Array<NodeInterceptor>?>? = taskInterceptorTable(interceptors)
+
     /** The completed executions to compensate should the run fail (`Saga.kt`); null while there are none. */
     var saga: Saga? = null
 
@@ -168,86 +189,12 @@ internal class Engine(
     var childScope: CoroutineScope? = null
 
     init {
-        if (nesting == null) {
-            for (path in answers.keys) {
-                val nodeId = path.substringBefore('/').substringBefore('[')
-                require(topology.indexOf(nodeId) >= 0) {
-                    "Cannot answer '$path': graph '${graph.id}' has no node '$nodeId'."
-                }
-            }
+        if (nesting == null) this.answers.requireNodesOf(graph)
+        if (restored != null) {
+            restore(restored)
+            spentBefore = restored.data.spentNanos
         }
-        if (restored != null) restore(restored)
         checkpointer?.seedChildren(restoredChildren)
-    }
-
-    private fun restore(restored: Restored) {
-        val data = restored.data
-        val counts = IntArray(size)
-        for ((id, node) in data.nodes) {
-            val index = topology.indexOf(id)
-            counts[index] = node.count
-            recorder.nodeStatus[index] = Status.valueOf(node.status)
-        }
-        data.lastWriters.forEach { (key, node) ->
-            graph.schema.keyOrNull(key)?.let {
-                position.lastWriter[it.index] =
-                    node
-            }
-        }
-        position.meters = Meters.decoded(data.meters, data.spentNanos)
-        spentBefore = data.spentNanos
-        position.restore(
-            counts,
-            data.totalExecutions,
-            data.version,
-            data.triggers.sortedBy { it.stamp }.map { tokensOf(it) },
-            data.ready.map { topology.indexOf(it) },
-        )
-        restoreSaga(data.compensable, data.compensations, data.errors)
-    }
-
-    /**
-     * The (node, channel, count) of a stored trigger. One stored without its source (the first format), or from an
-     * edge the graph no longer has, goes to the node's first input channel.
-     */
-    private fun tokensOf(trigger: TriggerData): Triple<Int, Int, Int> {
-        val node = topology.indexOf(trigger.node)
-        val channels = topology.channels
-        val from = trigger.from?.let { topology.indexOf(it) } ?: -1
-        val channel = if (from >= 0) channels.of(from, node) else -1
-        if (channel >= 0) return Triple(node, channel, trigger.tokens)
-        if (channels.start[node] == channels.start[node + 1]) {
-            throw CheckpointFormatException(
-                "The checkpoint holds a trigger of node '${trigger.node}', which no edge of graph '${graph.id}' " +
-                    "leads to any more; " +
-                    "resume the run with the graph version that wrote it, or fork from an earlier checkpoint.",
-            )
-        }
-        return Triple(node, channels.start[node], trigger.tokens)
-    }
-
-    /** The answer for the interrupt at [path], once. */
-    fun takeAnswer(
-        path: String,
-    ): String? = if (answers.isEmpty()) null else synchronized(answers) { answers.remove(path) }
-
-    /**
-     * Whether this run holds an answer for the node at [path] or for anything under it (`research/approve`,
-     * `research[2]`): that execution resumes an interrupt, and bypasses the node cache (`docs/semantics.md` §13.5).
-     */
-    fun hasAnswersUnder(path: String): Boolean = answers.isNotEmpty() &&
-        synchronized(answers) {
-            answers.keys.any { it == path || it.startsWith("$path/") || it.startsWith("$path[") }
-        }
-
-    /** The answers for the interrupts under [prefix] (a child run's), taken from this run's. */
-    fun takeAnswers(prefix: String): Map<String, String> {
-        if (answers.isEmpty()) return emptyMap()
-        synchronized(answers) {
-            val taken = answers.filterKeys { it.startsWith(prefix) }
-            answers.keys.removeAll(taken.keys)
-            return taken
-        }
     }
 
     /** Whether this run, or a run it is a child of, was asked to drain. */
@@ -277,7 +224,7 @@ internal class Engine(
         }
         if (test != null && options.clock == Clock.systemUTC()) clock = TestSchedulers.clock(test)
         monotonic = timeSource === TimeSource.Monotonic
-        origin = timeSource.markNow()
+        if (!monotonic) origin = timeSource.markNow() // the monotonic source is read directly (nanoTime)
         virtualTime = test != null || !monotonic
     }
 
@@ -306,9 +253,10 @@ internal class Engine(
         if (checkpointer != null) withContext(NonCancellable) { checkpointer.close() }
     }
 
-    private suspend fun run(onCancelled: (RunResult) -> Unit): RunResult {
+    // Inline: its frame is [execute]'s, one suspend frame per run less.
+    private suspend inline fun run(noinline onCancelled: (RunResult) -> Unit): RunResult {
         val errors = recorder.errors
-        if (nesting == null) outbox.send { RunEvent.RunStarted(runId, now(), graph.id, currentState) }
+        if (nesting == null) outbox.send { seq -> RunEvent.RunStarted(runId, seq, now(), graph.id, currentState) }
         val compensating = compensating
         if (restored == null) for (entry in topology.entries) position.markReady(entry)
         if (wallLimitNanos >= 0 && position.meters == null) position.meters = Meters() // time spent is checkpointed
@@ -352,7 +300,11 @@ internal class Engine(
                 releaseLease()
                 val result = result(Status.CANCELLED)
                 onCancelled(result)
-                if (nesting == null) outbox.send { RunEvent.RunCancelled(runId, now(), result) } else outbox.flush()
+                if (nesting == null) {
+                    outbox.send { seq -> RunEvent.RunCancelled(runId, seq, now(), result) }
+                } else {
+                    outbox.flush()
+                }
             }
             throw e
         }
@@ -362,70 +314,36 @@ internal class Engine(
             outbox.flush()
             return result
         }
-        outbox.send {
+        outbox.send { seq ->
             when (result.status) {
-                Status.COMPLETED -> RunEvent.RunCompleted(runId, now(), result)
-                Status.INTERRUPTED -> RunEvent.RunInterrupted(runId, now(), result)
-                else -> RunEvent.RunFailed(runId, now(), result.errors.first(), result)
+                Status.COMPLETED -> RunEvent.RunCompleted(runId, seq, now(), result)
+                Status.INTERRUPTED -> RunEvent.RunInterrupted(runId, seq, now(), result)
+                else -> RunEvent.RunFailed(runId, seq, now(), result.errors.first(), result)
             }
         }
         return result
     }
 
-    /** Saves the full checkpoint of the run's end; a failure to save fails the run, a cancellation is rethrown. */
-    private suspend fun checkpointFinal(status: Status) {
-        val asked = recorder.interrupts.any { it.nestedInterrupts?.isEmpty() != true }
-        val label = if (status == Status.INTERRUPTED && !asked) "DRAINED" else status.name
-        try {
-            checkpoint(label, full = true)
-        } catch (e: Throwable) {
-            e.rethrowIfFatal(currentCoroutineContext())
-            recorder.errors += e
-            if (e !is CheckpointStoreException) saveFailure()
-        }
-    }
-
-    /**
-     * The run's end could not be checkpointed because the checkpoint could not be written (a value its serializer
-     * cannot write): saves a FAILED checkpoint without the values that cannot be written, holding the errors, so
-     * that the store tells the truth instead of showing the run RUNNING at an earlier checkpoint.
-     */
-    private suspend fun saveFailure() {
-        try {
-            checkpoint(Status.FAILED.name, full = true, state = writableState(topology.keys, currentState))
-        } catch (e: Throwable) {
-            e.rethrowIfFatal(currentCoroutineContext())
-            recorder.errors[0].addSuppressed(e)
-        }
-    }
-
-    /** Saves a checkpoint of the current position; a failure to save fails the run. */
-    suspend fun checkpoint(status: String, full: Boolean = false, state: State = currentState) {
-        val writer = checkpointer ?: return
-        position.meters?.spentNanos = spentNanos()
-        val sequence = writer.checkpoint(status, full, state, position, recorder, saga)
-        outbox.post { RunEvent.CheckpointSaved(runId, now(), sequence, writer.lastWasFull) }
-    }
-
-    suspend fun checkpointStep() {
-        try {
-            checkpoint("RUNNING")
-        } catch (e: Throwable) {
-            e.rethrowIfFatal(currentCoroutineContext())
-            fail(e)
-        }
-    }
-
     suspend fun emitCustom(execution: Execution, payload: Any) {
-        outbox.nodeSend {
-            RunEvent.Custom(runId, now(), execution.node.id, execution.number, payload, execution.path, execution.task)
+        outbox.nodeSend { seq ->
+            RunEvent.Custom(
+                runId,
+                seq,
+                now(),
+                execution.node.id,
+                execution.number,
+                payload,
+                execution.path,
+                execution.task,
+            )
         }
     }
 
     suspend fun emitRetrying(execution: Execution, error: Throwable, delay: Duration) {
-        outbox.nodeSend {
+        outbox.nodeSend { seq ->
             RunEvent.NodeRetrying(
                 runId,
+                seq,
                 now(),
                 execution.node.id,
                 execution.number,
@@ -446,7 +364,7 @@ internal class Engine(
         position.counts,
         startNanos,
         nanoTime(),
-        childResults,
+        childResults ?: emptyMap(),
         position.meters?.asDoubles() ?: emptyMap(),
         saga?.results?.toList() ?: emptyList(),
     )

@@ -5,17 +5,12 @@ import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.Status
-import kotlinx.coroutines.channels.Channel
-import kotlinx.coroutines.channels.SendChannel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
 import kotlin.coroutines.EmptyCoroutineContext
-
-/** How many events a run may produce ahead of a slow collector before it suspends. */
-internal const val EVENT_BUFFER = 64
 
 /**
  * Runs this engine for a caller that waits for the result (on [RunOptions.dispatcher] when set).
@@ -30,31 +25,31 @@ internal suspend fun Engine.resultFor(options: RunOptions): RunResult {
 
 /**
  * A cold flow of the events of the engine [create] makes for each collection: the run goes on in a child
- * coroutine, events are numbered in delivery order, and a collector that stops reading cancels the run.
+ * coroutine, its events reach the collector in sequence order ([EventLog]), and a collector that stops reading
+ * cancels the run.
  */
 internal fun engineEvents(
     options: RunOptions,
-    create: suspend (SendChannel<RunEvent>) -> Engine,
+    create: suspend (EventLog) -> Engine,
 ): Flow<RunEvent> = flow {
     coroutineScope {
-        val channel = Channel<RunEvent>(EVENT_BUFFER)
-        val engine = create(channel)
+        val log = EventLog()
+        val engine = create(log)
         launch(options.dispatcher ?: EmptyCoroutineContext) {
             try {
                 engine.execute()
             } finally {
-                channel.close()
+                log.close()
             }
         }
-        var sequence = 0L
         try {
-            for (event in channel) {
-                event.stamp(sequence++)
+            while (true) {
+                val event = log.poll() ?: if (log.awaitEvent()) continue else break
                 emit(event)
             }
         } finally {
             // A collector that stopped reading must not hold up the cancelled run's last events.
-            channel.cancel()
+            log.cancel()
         }
     }
 }

@@ -3,7 +3,6 @@ package dev.trellis.runtime.internal
 import dev.trellis.graph.Composite
 import dev.trellis.graph.CompositeScope
 import dev.trellis.graph.Node
-import dev.trellis.graph.NodeBody
 import dev.trellis.graph.NodeInterceptor
 import dev.trellis.graph.NodeScope
 import dev.trellis.graph.NodeWrites
@@ -33,15 +32,14 @@ internal open class Execution(
     val number: Int,
     /** The state at the start of the current attempt; the body sees it through its node's read slice, [state]. */
     var snapshot: State,
-    /** Where the execution is (`docs/semantics.md` §11): the node's path, or a map task's (`summarize[3]`). */
-    private val nodePath: String,
     /** The map task this execution is, or -1 for a node's own execution. */
     @JvmField val task: Int = -1,
-    /** What the execution runs: the node's body, or a map task's. */
-    private val body: NodeBody = node.body,
 ) : AttemptScope, CompositeScope {
-    /** Where the execution is (`docs/semantics.md` §11): the node's path, or a map task's (`summarize[3]`). */
-    open val path: String get() = nodePath
+    /**
+     * Where the execution is (`docs/semantics.md` §11): the node's path, or a map task's (`summarize[3]`). Made when
+     * asked for (events, interrupts), not per execution: a run without events never needs it.
+     */
+    open val path: String get() = engine.pathOf(index)
 
     override val runId: String get() = engine.runId
     override val nodeId: String get() = node.id
@@ -94,8 +92,12 @@ internal open class Execution(
         return violation
     }
 
-    /** This node's interceptors in this run, outermost first, or null for none. */
-    val interceptors: Array<NodeInterceptor>? get() = if (task >= 0) null else engine.interceptors?.get(index)
+    /**
+     * This node's interceptors in this run, outermost first, or null for none; for a map task, those of them that
+     * wrap map tasks (`NodeInterceptor.wrapsMapTasks`).
+     */
+    val interceptors: Array<NodeInterceptor>?
+        get() = if (task >= 0) engine.taskInterceptors?.get(index) else engine.interceptors?.get(index)
 
     override fun clearWrites() {
         writeCount = 0
@@ -169,7 +171,7 @@ internal open class Execution(
 
     override val violation: Throwable? get() = error // during an attempt, only a slice violation sets it
 
-    override suspend fun sendNodeEvent(event: () -> RunEvent) {
+    override suspend fun sendNodeEvent(event: (sequence: Long) -> RunEvent) {
         engine.outbox.nodeSend(event)
     }
 
@@ -177,36 +179,52 @@ internal open class Execution(
      * What this execution charged (`docs/semantics.md` §13.4): every attempt's, and its child runs' and map tasks';
      * null until the first charge. Written under this execution's lock (map tasks charge their map concurrently).
      */
-    var charges: Charges? = null
-        private set
+    val charges: Charges? get() = extras?.charges
 
     override fun charge(meter: String, amount: Double) {
         val exact = chargeAmount(node.id, meter, amount)
-        synchronized(this) { (charges ?: Charges().also { charges = it }).add(meter, exact) }
+        synchronized(this) { (charges ?: Charges().also { extras().charges = it }).add(meter, exact) }
     }
 
     /** Adds the exact [amounts] (a child run's totals, a map task's charges) to this execution's charges. */
     fun chargeAll(amounts: Map<String, java.math.BigDecimal>) {
         if (amounts.isEmpty()) return
         synchronized(this) {
-            val into = charges ?: Charges().also { charges = it }
+            val into = charges ?: Charges().also { extras().charges = it }
             for ((meter, amount) in amounts) into.add(meter, amount)
         }
     }
 
     /** The payload of this execution's interrupt, when [status] is INTERRUPTED. */
-    var interruptPayload: String? = null
+    var interruptPayload: String?
+        get() = extras?.interruptPayload
+        set(value) {
+            extras().interruptPayload = value
+        }
 
-    override fun interrupt(payload: String): String = engine.takeAnswer(path) ?: throw InterruptSignal(payload)
+    override fun interrupt(payload: String): String = engine.answers.take(path) ?: throw InterruptSignal(payload)
 
     /** The map node's own execution when this is one of its tasks, else null. */
-    var owner: Execution? = null
+    open val owner: Execution? get() = null
 
     /** The compensable executions of this execution's child runs, by map task (-1 for a subgraph's), or null. */
-    var childCompensable: java.util.TreeMap<Int, MutableList<Compensable>>? = null
+    var childCompensable: java.util.TreeMap<Int, MutableList<Compensable>>?
+        get() = extras?.childCompensable
+        set(value) {
+            extras().childCompensable = value
+        }
 
     /** The interrupts of a child run or of map tasks that ended this execution INTERRUPTED, with their paths. */
-    var nestedInterrupts: List<dev.trellis.runtime.Interrupt>? = null
+    var nestedInterrupts: List<dev.trellis.runtime.Interrupt>?
+        get() = extras?.nestedInterrupts
+        set(value) {
+            extras().nestedInterrupts = value
+        }
+
+    /** What few executions have (charges, an interrupt, child runs), made by the first that needs it. */
+    private var extras: ExecutionExtras? = null
+
+    private fun extras(): ExecutionExtras = extras ?: ExecutionExtras().also { extras = it }
 
     override suspend fun runSubgraph(spec: Composite.Subgraph) {
         engine.runSubgraph(this, this, spec)
@@ -218,10 +236,10 @@ internal open class Execution(
 
     /**
      * Runs this execution's body (the node's, or a map task's) with [scope] as its receiver, through the node's
-     * interceptors (`docs/semantics.md` §13.1) — a map task's body without them: they wrap the map node's execution.
+     * interceptors (`docs/semantics.md` §13.1) — a map task's body through those that wrap map tasks only.
      */
     open suspend fun invokeBody(scope: AttemptScope) {
-        runIntercepted(scope, node, body, interceptors)
+        runIntercepted(scope, node, node.body, interceptors)
     }
 
     // The node's policies are read where needed, not kept in fields: an execution is allocated per step.
@@ -283,11 +301,14 @@ internal open class Execution(
         }
     }
 
-    /** The common case, in one suspend frame: one attempt, no timeout. */
-    suspend fun runOnce() {
+    /**
+     * The common case: one attempt, no timeout; inline, so that it takes no suspend frame of its own (its caller's
+     * frame is made once per run, not per step).
+     */
+    suspend inline fun runOnce() {
         durationNanos = engine.nanoTime() // the start time until the end
         try {
-            if (engine.interceptors == null && task < 0) body(this) else invokeBody(this)
+            if (engine.interceptors == null && task < 0) node.body(this) else invokeBody(this)
             error?.let { throw it } // a slice violation the body caught
             // A body that swallowed the cancellation of its run still ends cancelled, its writes unapplied.
             currentCoroutineContext().ensureActive()
@@ -295,7 +316,7 @@ internal open class Execution(
         } catch (e: Throwable) {
             status = Status.CANCELLED // when rethrown just below
             e.rethrowIfFatal(currentCoroutineContext())
-            writeCount = 0
+            clearWrites()
             val violation = error
             if (violation == null && e is InterruptSignal) {
                 status = Status.INTERRUPTED
@@ -339,6 +360,14 @@ private val CANCEL_REQUESTED: Job = Job().apply { cancel() }
 
 private val JOB: AtomicReferenceFieldUpdater<Execution, Job> =
     AtomicReferenceFieldUpdater.newUpdater(Execution::class.java, Job::class.java, "job")
+
+/** The fields of an [Execution] that few executions set, kept apart so that an execution stays small. */
+private class ExecutionExtras {
+    var charges: Charges? = null
+    var interruptPayload: String? = null
+    var childCompensable: java.util.TreeMap<Int, MutableList<Compensable>>? = null
+    var nestedInterrupts: List<dev.trellis.runtime.Interrupt>? = null
+}
 
 /** Thrown by [NodeScope.interrupt] to end the attempt; never seen by users unless their node catches it. */
 internal class InterruptSignal(

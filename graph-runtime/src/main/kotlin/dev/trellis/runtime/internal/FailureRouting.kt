@@ -17,7 +17,7 @@ internal fun Engine.routeFailure(execution: Execution, error: Throwable): Boolea
     val route = topology.failureRoute(execution.index) ?: return false
     val edge = route.source as Edge.OnFailure
     val handler = route.targets[0]
-    val handlerPath = paths[handler]
+    val handlerPath = pathOf(handler)
     postFailed(execution, error, routedTo = handlerPath)
     edge.error?.let { key ->
         val record = NodeError(execution.node.id, error.javaClass.name, error.message, execution.attempt)
@@ -30,7 +30,7 @@ internal fun Engine.routeFailure(execution: Execution, error: Throwable): Boolea
         position.lastWriter[k] = execution.node.id
         if (checkpointer?.everyStep == true) checkpointer.recordWrite(k, record)
     }
-    outbox.post { RunEvent.EdgeTaken(runId, now(), execution.path, handlerPath) }
+    outbox.post { seq -> RunEvent.EdgeTaken(runId, seq, now(), execution.path, handlerPath) }
     position.trigger(handler, topology.channels.of(execution.index, handler))
     return true
 }

@@ -33,7 +33,7 @@ internal interface AttemptScope : NodeScope {
     val violation: Throwable?
 
     /** Sends an event of this attempt's execution, unless the attempt was abandoned (then it throws). */
-    suspend fun sendNodeEvent(event: () -> RunEvent)
+    suspend fun sendNodeEvent(event: (sequence: Long) -> RunEvent)
 }
 
 /**
@@ -58,6 +58,17 @@ internal fun interceptorTable(graph: Graph, options: RunOptions): Array<Array<No
         } else {
             (options.interceptors + graph.config.interceptors + own + cache.orEmpty()).toTypedArray()
         }
+    }
+}
+
+/**
+ * The interceptors that wrap each attempt of each map task (those with `wrapsMapTasks`, `docs/semantics.md` §13.1) of
+ * each node, by node index, from a run's [table]; null when there are none.
+ */
+internal fun taskInterceptorTable(table: Array<Array<NodeInterceptor>?>?): Array<Array<NodeInterceptor>?>? {
+    if (table == null || table.none { row -> row != null && row.any { it.wrapsMapTasks } }) return null
+    return Array(table.size) { i ->
+        table[i]?.filter { it.wrapsMapTasks }?.takeIf { it.isNotEmpty() }?.toTypedArray()
     }
 }
 
@@ -100,6 +111,7 @@ internal class Link(
     override val attempt: Int get() = scope.attempt
     override val executionCount: Int get() = scope.executionCount
     override val path: String get() = scope.execution.path
+    override val task: Int get() = scope.execution.task
     override val state: State get() = scope.state
 
     override suspend fun proceed(): NodeWrites {

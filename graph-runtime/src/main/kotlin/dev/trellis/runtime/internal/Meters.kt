@@ -80,8 +80,8 @@ internal fun Engine.chargeRun(execution: Execution, charges: Charges): LimitExce
     if (nesting == null && outbox.enabled) {
         val own = Meters(charges.amounts).asDoubles()
         val now = meters.asDoubles()
-        outbox.post {
-            RunEvent.MetersCharged(runId, now(), execution.node.id, execution.number, own, now, execution.path)
+        outbox.post { seq ->
+            RunEvent.MetersCharged(runId, seq, now(), execution.node.id, execution.number, own, now, execution.path)
         }
     }
     val budget = options.budget ?: return null

@@ -53,7 +53,7 @@ internal class CacheInterceptor(
         val execution = scope.execution
         val engine = execution.engine
         // Resuming an interrupt: the writes depend on an answer the key does not see.
-        if (engine.hasAnswersUnder(execution.path)) return chain.proceed()
+        if (engine.answers.hasUnder(execution.path)) return chain.proceed()
         val key: String? = policy.key.of(chain.state)
         key ?: throw NullPointerException(
             "The cache policy of node '${node.id}' computed a null key; return a String from its key function.",
@@ -61,9 +61,10 @@ internal class CacheInterceptor(
         val entry = NodeCacheKey(graph.id, graph.schema.version, node.id, key)
         val cached = cache.get(entry, engine.now())?.let { CachedWrites.decode(graph.schema, it) }
         if (cached != null) {
-            scope.sendNodeEvent {
+            scope.sendNodeEvent { seq ->
                 RunEvent.NodeCacheHit(
                     engine.runId,
+                    seq,
                     engine.now(),
                     node.id,
                     execution.number,
@@ -82,9 +83,10 @@ internal class CacheInterceptor(
         val text = CachedWrites.encode(node.id, writes)
         val expiresAt = policy.ttl?.let { engine.now().plus(it.toJavaDuration()) }
         cache.put(entry, text, expiresAt)
-        scope.sendNodeEvent {
+        scope.sendNodeEvent { seq ->
             RunEvent.NodeCacheStored(
                 engine.runId,
+                seq,
                 engine.now(),
                 node.id,
                 execution.number,

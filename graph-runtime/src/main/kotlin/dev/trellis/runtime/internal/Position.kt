@@ -1,14 +1,13 @@
 package dev.trellis.runtime.internal
 
 import dev.trellis.graph.InputChannels
-import dev.trellis.graph.State
 
 /**
  * The scheduler's position in a run: execution counts, what runs, what is ready, the tokens waiting on each input
  * channel (`docs/semantics.md` §4–5), the active bit set, key versions and last writers. Owned by the holder of
  * the drive right; plain arrays so that it can be checkpointed.
  */
-internal class Position(private val size: Int, input: State, private val channels: InputChannels) {
+internal class Position(private val size: Int, keyCount: Int, private val channels: InputChannels) {
     val counts = IntArray(size)
     val running = arrayOfNulls<Execution>(size)
     var runningCount = 0
@@ -25,7 +24,7 @@ internal class Position(private val size: Int, input: State, private val channel
 
     /** The run's meter totals and time spent (`Meters.kt`); null while nothing was charged and no budget needs it. */
     var meters: Meters? = null
-    val lastWriter = arrayOfNulls<String>(input.copyVersions().size)
+    val lastWriter = arrayOfNulls<String>(keyCount)
 
     private val active = LongArray((size + 63) ushr 6)
     private val isReady = BooleanArray(size)

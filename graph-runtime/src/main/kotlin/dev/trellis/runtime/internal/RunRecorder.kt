@@ -63,18 +63,15 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
         meters: Map<String, Double> = emptyMap(),
         compensations: List<dev.trellis.runtime.CompensationResult> = emptyList(),
     ): RunResult {
-        val kept = history.toTypedArray()
-        val countsCopy = counts.copyOf()
-        val statuses = Array(size) { lastExecution[it]?.status ?: nodeStatus[it] }
-        val lastErrors = Array(size) { lastExecution[it]?.error }
+        // Read when asked for: nothing changes a run's recorder, nor its counts, once the run ended.
         return RunResult(
             runId,
             graphId,
             status,
             state,
-            { nodeResults(kept, countsCopy, statuses, lastErrors) },
+            { nodeResults(counts) },
             {
-                kept.map {
+                history.map {
                     NodeExecution(
                         it.node.id,
                         it.number,
@@ -88,9 +85,13 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
             dropped,
             Duration.ofNanos(endNanos - startNanos),
             errors.toList(),
-            interrupts.flatMap {
-                it.nestedInterrupts
-                    ?: listOf(Interrupt(it.node.id, it.interruptPayload ?: "", it.path))
+            if (interrupts.isEmpty()) {
+                emptyList()
+            } else {
+                interrupts.flatMap {
+                    it.nestedInterrupts
+                        ?: listOf(Interrupt(it.node.id, it.interruptPayload ?: "", it.path))
+                }
             },
             if (children.isEmpty()) emptyMap() else LinkedHashMap(children),
             meters,
@@ -98,26 +99,21 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
         )
     }
 
-    private fun nodeResults(
-        kept: Array<Execution>,
-        counts: IntArray,
-        statuses: Array<Status>,
-        lastErrors: Array<Throwable?>,
-    ): Map<String, NodeResult> {
+    private fun nodeResults(counts: IntArray): Map<String, NodeResult> {
         // The last failure of each node among the kept executions, in one pass (not one scan per node).
         val historyErrors = arrayOfNulls<Throwable>(size)
-        for (execution in kept) execution.error?.let { historyErrors[execution.index] = it }
+        for (execution in history) execution.error?.let { historyErrors[execution.index] = it }
         val nodes = LinkedHashMap<String, NodeResult>()
         for (i in 0 until size) {
             val id = topology.nodes[i].id
             nodes[id] =
                 NodeResult(
                     id,
-                    statuses[i],
+                    lastExecution[i]?.status ?: nodeStatus[i],
                     counts[i],
                     attempts[i],
                     Duration.ofNanos(nanos[i]),
-                    lastErrors[i] ?: historyErrors[i],
+                    lastExecution[i]?.error ?: historyErrors[i],
                 )
         }
         return nodes

@@ -85,7 +85,7 @@ internal suspend fun Engine.compensate() {
         val entry = entries[entries.size - 1 - k]
         outcomes += OutcomeData(entry.path, entry.execution, STARTED)
         if (durable) saveProgress()
-        outbox.send { RunEvent.NodeCompensating(runId, now(), entry.node.id, entry.execution, entry.path) }
+        outbox.send { seq -> RunEvent.NodeCompensating(runId, seq, now(), entry.node.id, entry.execution, entry.path) }
         val start = nanoTime()
         var error: Throwable? = null
         try {
@@ -105,12 +105,12 @@ internal suspend fun Engine.compensate() {
         saga.results += CompensationResult(entry.node.id, entry.execution, entry.path, status, error)
         if (status == Status.FAILED) recorder.errors.firstOrNull()?.addSuppressed(error!!)
         withContext(NonCancellable) {
-            outbox.send {
+            outbox.send { seq ->
                 if (error == null) {
-                    RunEvent.NodeCompensated(runId, now(), entry.node.id, entry.execution, took, entry.path)
+                    RunEvent.NodeCompensated(runId, seq, now(), entry.node.id, entry.execution, took, entry.path)
                 } else {
                     val id = entry.node.id
-                    RunEvent.NodeCompensationFailed(runId, now(), id, entry.execution, error, took, entry.path)
+                    RunEvent.NodeCompensationFailed(runId, seq, now(), id, entry.execution, error, took, entry.path)
                 }
             }
             if (durable) saveProgress()

@@ -13,10 +13,21 @@ import java.util.concurrent.atomic.AtomicLongArray
 internal object StartCosts {
     private val byTopology = WeakHashMap<Topology, AtomicLongArray>()
 
+    /** The last graph's costs: the common case of a graph run again and again takes no lock. */
+    @Volatile
+    private var last: Entry? = null
+
+    private class Entry(val topology: java.lang.ref.WeakReference<Topology>, val costs: AtomicLongArray)
+
     /** The start costs of the nodes of [topology], by node index. */
-    fun of(topology: Topology): AtomicLongArray = synchronized(byTopology) {
-        byTopology.getOrPut(topology) {
-            AtomicLongArray(topology.size).also { for (i in 0 until topology.size) it.set(i, Long.MAX_VALUE) }
+    fun of(topology: Topology): AtomicLongArray {
+        last?.let { if (it.topology.get() === topology) return it.costs }
+        val costs = synchronized(byTopology) {
+            byTopology.getOrPut(topology) {
+                AtomicLongArray(topology.size).also { for (i in 0 until topology.size) it.set(i, Long.MAX_VALUE) }
+            }
         }
+        last = Entry(java.lang.ref.WeakReference(topology), costs)
+        return costs
     }
 }

@@ -4,7 +4,7 @@ import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.Status
-import java.time.Duration
+import java.time.Instant
 
 /*
  * What the driver of an [Engine] does when an execution begins ([begin]) and when it ends ([complete]): [merge] its
@@ -14,10 +14,10 @@ import java.time.Duration
 
 internal fun Engine.begin(index: Int): Execution {
     val number = position.begin(index)
-    val execution = Execution(this, topology.nodes[index], index, number, currentState, paths[index])
+    val execution = Execution(this, topology.nodes[index], index, number, currentState)
     position.running[index] = execution
     recorder.begun(execution)
-    outbox.post { RunEvent.NodeStarted(runId, now(), execution.node.id, number, execution.path) }
+    outbox.post { seq -> RunEvent.NodeStarted(runId, seq, now(), execution.node.id, number, execution.path) }
     return execution
 }
 
@@ -40,9 +40,10 @@ internal fun Engine.complete(execution: Execution) {
         Status.COMPLETED -> completed(execution)
         Status.FAILED -> failed(execution)
         Status.INTERRUPTED -> interrupted(execution)
-        else -> outbox.post {
+        else -> outbox.post { seq ->
             RunEvent.NodeCancelled(
                 runId,
+                seq,
                 now(),
                 execution.node.id,
                 execution.number,
@@ -71,7 +72,10 @@ internal suspend fun Engine.completeStep(execution: Execution) {
 private fun Engine.interrupted(execution: Execution) {
     recorder.interrupts += execution
     position.halted = true
-    outbox.post { RunEvent.NodeCancelled(runId, now(), execution.node.id, execution.number, execution.path) }
+    outbox.post {
+        seq ->
+        RunEvent.NodeCancelled(runId, seq, now(), execution.node.id, execution.number, execution.path)
+    }
 }
 
 private fun Engine.completed(execution: Execution) {
@@ -98,29 +102,39 @@ private fun Engine.completed(execution: Execution) {
         return
     }
     if (execution.node.compensation != null) addCompensable(execution)
-    sendCompleted(execution)
+    val at = sendCompleted(execution)
     val channels = topology.channels
     for (i in 0 until count) {
         val target = edges.taken[i]
-        if (outbox.enabled) {
-            val to = if (target < 0) Graph.END else paths[target]
-            outbox.post { RunEvent.EdgeTaken(runId, now(), execution.path, to) }
+        if (at != null) {
+            val to = if (target < 0) Graph.END else pathOf(target)
+            outbox.post { seq -> RunEvent.EdgeTaken(runId, seq, at, execution.path, to) }
         }
         // One token per target, however many of this execution's edges lead there.
         if (target >= 0 && !edges.takenBefore(target, i)) position.trigger(target, channels.of(execution.index, target))
     }
 }
 
-private fun Engine.sendCompleted(execution: Execution) = outbox.post {
-    RunEvent.NodeCompleted(
-        runId,
-        now(),
-        execution.node.id,
-        execution.number,
-        execution.attempt,
-        Duration.ofNanos(execution.durationNanos),
-        execution.path,
-    )
+/**
+ * Posts [execution]'s `NodeCompleted` and returns its timestamp, which the execution's `EdgeTaken` events share (one
+ * clock reading per completion); null when nobody collects events.
+ */
+private fun Engine.sendCompleted(execution: Execution): Instant? {
+    if (!outbox.enabled) return null
+    val at = now()
+    outbox.post { seq ->
+        RunEvent.NodeCompleted(
+            runId,
+            seq,
+            at,
+            execution.node.id,
+            execution.number,
+            execution.attempt,
+            execution.durationNanos,
+            execution.path,
+        )
+    }
+    return at
 }
 
 private fun Engine.failed(execution: Execution) {
@@ -132,15 +146,16 @@ private fun Engine.failed(execution: Execution) {
 
 /** Posts [execution]'s `NodeFailed` event; [routedTo] names the error route's handler when the failure was routed. */
 internal fun Engine.postFailed(execution: Execution, error: Throwable, routedTo: String?) {
-    outbox.post {
+    outbox.post { seq ->
         RunEvent.NodeFailed(
             runId,
+            seq,
             now(),
             execution.node.id,
             execution.number,
             execution.attempt,
             error,
-            Duration.ofNanos(execution.durationNanos),
+            execution.durationNanos,
             execution.path,
             routedTo = routedTo,
         )

@@ -123,7 +123,7 @@ internal class TimedAttempt(override val execution: Execution) : AttemptScope, C
         }
     }
 
-    override suspend fun sendNodeEvent(event: () -> RunEvent) {
+    override suspend fun sendNodeEvent(event: (sequence: Long) -> RunEvent) {
         sending.withLock {
             if (abandoned) throw abandonedError()
             execution.sendNodeEvent(event)

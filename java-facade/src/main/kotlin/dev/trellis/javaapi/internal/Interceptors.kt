@@ -25,7 +25,15 @@ import java.util.concurrent.ExecutionException
  * it is (see `blockingBody`).
  */
 internal fun blockingInterceptor(interceptor: Interceptor, dispatcher: CoroutineDispatcher): NodeInterceptor =
-    NodeInterceptor { chain ->
+    BlockingInterceptor(interceptor, dispatcher)
+
+private class BlockingInterceptor(
+    private val interceptor: Interceptor,
+    private val dispatcher: CoroutineDispatcher,
+) : NodeInterceptor {
+    override val wrapsMapTasks: Boolean = interceptor.wrapsMapTasks
+
+    override suspend fun intercept(chain: NodeChain): NodeWrites {
         val context = currentCoroutineContext()
         val supervisor = SupervisorJob(context[Job])
         try {
@@ -41,13 +49,14 @@ internal fun blockingInterceptor(interceptor: Interceptor, dispatcher: Coroutine
                 currentCoroutineContext().ensureActive() // an interrupt caused by cancellation ends the node cancelled
                 throw outcome.error
             }
-            outcome as NodeWrites? ?: throw NullPointerException(
+            return outcome as NodeWrites? ?: throw NullPointerException(
                 "The interceptor of node '${chain.nodeId}' returned null; return chain.proceed(), or NodeWrites.EMPTY.",
             )
         } finally {
             supervisor.cancel()
         }
     }
+}
 
 private class Failure(val error: Throwable)
 
@@ -56,6 +65,8 @@ private class BlockingChain(private val chain: NodeChain, private val scope: Cor
     override val runId: String get() = chain.runId
     override val attempt: Int get() = chain.attempt
     override val executionCount: Int get() = chain.executionCount
+    override val path: String get() = chain.path
+    override val task: Int get() = chain.task
     override val state: State get() = chain.state
 
     override fun proceed(): NodeWrites {

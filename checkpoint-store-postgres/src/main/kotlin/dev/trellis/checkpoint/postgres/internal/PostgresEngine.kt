@@ -41,6 +41,7 @@ internal class PostgresEngine(
     override val checkpointsTable: String = "$schema.trellis_checkpoints"
     override val nodeCacheTable: String = "$schema.trellis_node_cache"
     override val lockRow: String = " FOR UPDATE"
+    override val arrayParameters: Boolean = true
     override val nowMillisQuery: String = "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT"
 
     private val lockMillis = millis(lockTimeout, "lockTimeout")

@@ -1,0 +1,58 @@
+package dev.trellis.runtime.internal
+
+import dev.trellis.checkpoint.CheckpointStoreException
+import dev.trellis.graph.State
+import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.Status
+import dev.trellis.runtime.internal.checkpoint.writableState
+import kotlinx.coroutines.currentCoroutineContext
+
+/*
+ * The checkpoints an [Engine] saves through its [Checkpointer] (`docs/persistence.md`): one per step when every step
+ * is saved ([checkpointStep]), the full one of the run's end ([checkpointFinal]); a failure to save fails the run.
+ */
+
+/** Saves the full checkpoint of the run's end; a failure to save fails the run, a cancellation is rethrown. */
+internal suspend fun Engine.checkpointFinal(status: Status) {
+    val asked = recorder.interrupts.any { it.nestedInterrupts?.isEmpty() != true }
+    val label = if (status == Status.INTERRUPTED && !asked) "DRAINED" else status.name
+    try {
+        checkpoint(label, full = true)
+    } catch (e: Throwable) {
+        e.rethrowIfFatal(currentCoroutineContext())
+        recorder.errors += e
+        if (e !is CheckpointStoreException) saveFailure()
+    }
+}
+
+/**
+ * The run's end could not be checkpointed because the checkpoint could not be written (a value its serializer
+ * cannot write): saves a FAILED checkpoint without the values that cannot be written, holding the errors, so
+ * that the store tells the truth instead of showing the run RUNNING at an earlier checkpoint.
+ */
+private suspend fun Engine.saveFailure() {
+    try {
+        checkpoint(Status.FAILED.name, full = true, state = writableState(topology.keys, currentState))
+    } catch (e: Throwable) {
+        e.rethrowIfFatal(currentCoroutineContext())
+        recorder.errors[0].addSuppressed(e)
+    }
+}
+
+/** Saves a checkpoint of the current position; a failure to save fails the run. */
+internal suspend fun Engine.checkpoint(status: String, full: Boolean = false, state: State = currentState) {
+    val writer = checkpointer ?: return
+    position.meters?.spentNanos = spentNanos()
+    val sequence = writer.checkpoint(status, full, state, position, recorder, saga)
+    outbox.post { seq -> RunEvent.CheckpointSaved(runId, seq, now(), sequence, writer.lastWasFull) }
+}
+
+/** Saves the checkpoint of a step (status RUNNING); a failure to save fails the run. */
+internal suspend fun Engine.checkpointStep() {
+    try {
+        checkpoint("RUNNING")
+    } catch (e: Throwable) {
+        e.rethrowIfFatal(currentCoroutineContext())
+        fail(e)
+    }
+}

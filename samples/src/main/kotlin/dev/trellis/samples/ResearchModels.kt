@@ -1,0 +1,95 @@
+package dev.trellis.samples
+
+import com.github.ajalt.clikt.core.UsageError
+import dev.langchain4j.data.message.AiMessage
+import dev.langchain4j.data.message.UserMessage
+import dev.langchain4j.model.chat.ChatModel
+import dev.langchain4j.model.chat.StreamingChatModel
+import dev.langchain4j.model.chat.request.ChatRequest
+import dev.langchain4j.model.chat.response.ChatResponse
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler
+import dev.langchain4j.model.openai.OpenAiChatModel
+import dev.langchain4j.model.openai.OpenAiStreamingChatModel
+import java.time.Duration
+
+/**
+ * The models that plan, write and review in the research sample (`--model`): [chat] plans and reviews, [streaming]
+ * writes the drafts token by token. [scripted] needs no network; [openAi] talks to an OpenAI-compatible endpoint.
+ */
+internal class ResearchModels(val name: String, val chat: ChatModel, val streaming: StreamingChatModel) {
+    companion object {
+        const val API_KEY: String = "OPENAI_API_KEY"
+        const val MODEL: String = "OPENAI_MODEL"
+        const val BASE_URL: String = "OPENAI_BASE_URL"
+        const val DEFAULT_BASE_URL: String = "https://api.openai.com/v1"
+
+        /** Scripted models: the plan, drafts and reviews the sample always had, without a network. */
+        fun scripted(): ResearchModels = ResearchModels("scripted", ScriptedResearchModel, ScriptedWriterModel)
+
+        /**
+         * Models of an OpenAI-compatible endpoint: [API_KEY] and [MODEL] are required, [BASE_URL] defaults to
+         * [DEFAULT_BASE_URL]. Fails naming the variables that are not set.
+         */
+        fun openAi(env: (String) -> String?): ResearchModels {
+            val missing = listOf(API_KEY, MODEL).filter { env(it).isNullOrBlank() }
+            if (missing.isNotEmpty()) {
+                throw UsageError(
+                    "--model openai needs the environment variables $API_KEY and $MODEL (and optionally " +
+                        "$BASE_URL, default $DEFAULT_BASE_URL); not set: ${missing.joinToString()}.",
+                )
+            }
+            val baseUrl = env(BASE_URL)?.takeIf { it.isNotBlank() } ?: DEFAULT_BASE_URL
+            val chat =
+                OpenAiChatModel.builder().baseUrl(baseUrl).apiKey(env(API_KEY)).modelName(env(MODEL))
+                    .timeout(TIMEOUT).maxRetries(0).build()
+            val streaming =
+                OpenAiStreamingChatModel.builder().baseUrl(baseUrl).apiKey(env(API_KEY)).modelName(env(MODEL))
+                    .timeout(TIMEOUT).build()
+            return ResearchModels("openai (${env(MODEL)} at $baseUrl)", chat, streaming)
+        }
+
+        /** The models `--model [name]` names. */
+        fun named(name: String, env: (String) -> String?): ResearchModels = when (name) {
+            "openai" -> openAi(env)
+            else -> scripted()
+        }
+
+        /** The choices of `--model`. */
+        val names: List<String> = listOf("scripted", "openai")
+
+        private val TIMEOUT: Duration = Duration.ofSeconds(60)
+    }
+}
+
+/** The last user message of [request]: the prompts of the research nodes. */
+internal fun ChatRequest.prompt(): String =
+    messages().filterIsInstance<UserMessage>().lastOrNull()?.singleText().orEmpty()
+
+/** Plans and reviews: a fixed plan; a review that asks for a revision until draft [ResearchSample.ACCEPT_AT]. */
+internal object ScriptedResearchModel : ChatModel {
+    override fun doChat(chatRequest: ChatRequest): ChatResponse {
+        val prompt = chatRequest.prompt()
+        val text =
+            if (prompt.startsWith("Review")) {
+                val number = Regex("draft (\\d+)").find(prompt)?.groupValues?.get(1)?.toInt() ?: 0
+                if (number >= ResearchSample.ACCEPT_AT) {
+                    "ACCEPT draft $number"
+                } else {
+                    "REVISE draft $number: add more sources"
+                }
+            } else {
+                "search web, papers, news and code; summarise; write; review"
+            }
+        return ChatResponse.builder().aiMessage(AiMessage.from(text)).build()
+    }
+}
+
+/** Writes a draft word by word, on the caller's thread (the chat node calls it off the run's threads). */
+internal object ScriptedWriterModel : StreamingChatModel {
+    private val words = "a clear report with sources citations and a summary".split(' ')
+
+    override fun doChat(chatRequest: ChatRequest, handler: StreamingChatResponseHandler) {
+        for (word in words) handler.onPartialResponse("$word ")
+        handler.onCompleteResponse(ChatResponse.builder().aiMessage(AiMessage.from(words.joinToString(" "))).build())
+    }
+}

@@ -1,0 +1,95 @@
+@file:JvmName("McpTestServer")
+
+package dev.trellis.langchain4j
+
+import io.modelcontextprotocol.json.McpJsonMapper
+import io.modelcontextprotocol.server.McpServer
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider
+import io.modelcontextprotocol.spec.McpSchema
+import java.io.File
+import java.nio.file.Path
+import java.time.Duration
+import java.util.concurrent.CountDownLatch
+
+/**
+ * A small MCP server over stdio, built with the SDK's server API, that tests start as a child JVM ([serverCommand]).
+ * Tools: `temperature(city, unit)`, `add(a, b)`, `lookup(city)` (an error result for any city but Paris) and
+ * `crash()` (the process dies). Each call is appended to the file named by `TRELLIS_MCP_LOG` (`name city` or `name`)
+ * before it runs; `temperature` of the city named by `TRELLIS_MCP_HOLD` never answers.
+ */
+fun main() {
+    val json = McpJsonMapper.getDefault()
+    val log = System.getenv("TRELLIS_MCP_LOG")?.let { File(it) }
+    val hold = System.getenv("TRELLIS_MCP_HOLD")
+
+    fun record(line: String) = log?.let { synchronized(it) { it.appendText("$line\n") } }
+
+    fun text(value: String, error: Boolean = false) =
+        McpSchema.CallToolResult.builder().addTextContent(value).isError(error).build()
+
+    val temperature =
+        McpSchema.Tool.builder().name("temperature").description("Current temperature in a city").inputSchema(
+            json,
+            """{"type": "object", "properties": {"city": {"type": "string", "description": "the city"},
+               "unit": {"type": "string", "enum": ["CELSIUS", "FAHRENHEIT"]}}, "required": ["city", "unit"]}""",
+        ).build()
+    val add =
+        McpSchema.Tool.builder().name("add").description("Adds two integers").inputSchema(
+            json,
+            """{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+               "required": ["a", "b"]}""",
+        ).build()
+    val lookup =
+        McpSchema.Tool.builder().name("lookup").description("Looks a city up").inputSchema(
+            json,
+            """{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}""",
+        ).build()
+    val crash =
+        McpSchema.Tool.builder().name("crash").description("Ends the server process")
+            .inputSchema(json, """{"type": "object", "properties": {}}""").build()
+
+    McpServer.sync(StdioServerTransportProvider(json))
+        .serverInfo("trellis-test-server", "1")
+        .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+        .toolCall(temperature) { _, request ->
+            val city = request.arguments()["city"] as String
+            record("temperature $city")
+            if (city == hold) CountDownLatch(1).await()
+            text("$city: 21 ${if (request.arguments()["unit"] == "CELSIUS") "C" else "F"}")
+        }.toolCall(add) { _, request ->
+            record("add")
+            val arguments = request.arguments()
+            text(((arguments["a"] as Number).toLong() + (arguments["b"] as Number).toLong()).toString())
+        }.toolCall(lookup) { _, request ->
+            val city = request.arguments()["city"] as String
+            record("lookup $city")
+            if (city == "Paris") text("Paris: France") else text("no city named $city", error = true)
+        }.toolCall(crash) { _, _ ->
+            record("crash")
+            System.err.println("test server: crashing on purpose")
+            System.err.flush()
+            Runtime.getRuntime().halt(3)
+            error("unreachable")
+        }.build()
+    CountDownLatch(1).await() // the transport's threads serve; the client ends this process when it closes
+}
+
+/** The command line that starts [main] in a child JVM on this test's class path. */
+fun serverCommand(): Pair<String, Array<String>> =
+    Path.of(System.getProperty("java.home"), "bin", "java").toString() to
+        arrayOf(
+            "-Xmx128m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            System.getProperty("java.class.path"),
+            "dev.trellis.langchain4j.McpTestServer",
+        )
+
+/** The test server's tools, each call logged to [log]; [hold] names a city whose temperature never comes. */
+fun startTestServer(log: File, hold: String? = null): McpTools {
+    val (command, args) = serverCommand()
+    val builder = McpTools.stdio(command, *args).env("TRELLIS_MCP_LOG", log.path)
+    if (hold != null) builder.env("TRELLIS_MCP_HOLD", hold)
+    return builder.initializationTimeout(Duration.ofSeconds(120)).start()
+}
