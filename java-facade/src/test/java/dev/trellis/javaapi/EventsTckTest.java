@@ -9,7 +9,7 @@ import org.reactivestreams.tck.flow.FlowPublisherVerification;
 /** The Reactive Streams TCK against {@link TrellisRunner#events} (JDK {@code Flow}); see {@link TckRuns}. */
 public class EventsTckTest extends FlowPublisherVerification<RunEvent> {
     public EventsTckTest() {
-        super(new TestEnvironment(2_000, 200), 1_000);
+        super(new TestEnvironment(2_000, 200), TckRuns.GC_TIMEOUT_MILLIS);
     }
 
     @Override

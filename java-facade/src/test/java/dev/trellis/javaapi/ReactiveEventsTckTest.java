@@ -9,7 +9,7 @@ import org.reactivestreams.tck.TestEnvironment;
 /** The Reactive Streams TCK against {@link TrellisRunner#reactiveEvents}; see {@link TckRuns}. */
 public class ReactiveEventsTckTest extends PublisherVerification<RunEvent> {
     public ReactiveEventsTckTest() {
-        super(new TestEnvironment(2_000, 200), 1_000);
+        super(new TestEnvironment(2_000, 200), TckRuns.GC_TIMEOUT_MILLIS);
     }
 
     @Override

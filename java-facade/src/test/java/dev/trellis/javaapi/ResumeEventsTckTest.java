@@ -8,7 +8,7 @@ import org.reactivestreams.tck.flow.FlowPublisherVerification;
 /** The Reactive Streams TCK against {@link TrellisRunner#resumeEvents}: a resumed run's events; see {@link TckRuns}. */
 public class ResumeEventsTckTest extends FlowPublisherVerification<RunEvent> {
     public ResumeEventsTckTest() {
-        super(new TestEnvironment(2_000, 200), 1_000);
+        super(new TestEnvironment(2_000, 200), TckRuns.GC_TIMEOUT_MILLIS);
     }
 
     @Override

@@ -28,6 +28,12 @@ final class TckRuns {
     /** The events of a resumed run of {@link #resumed} besides its payloads. */
     static final long RESUME_EVENTS = 5;
 
+    /**
+     * How long rule 3.13 waits after a cancel before it checks that the publisher dropped its subscriber: the publisher
+     * lets go once the cancelled run has unwound, which took more than a second on a loaded two-core machine.
+     */
+    static final long GC_TIMEOUT_MILLIS = 10_000;
+
     /** How many payloads a run needs to publish [elements] events when it publishes [fixed] events besides them. */
     static long payloads(long elements, long fixed) {
         return Math.max(elements, fixed) - fixed;
