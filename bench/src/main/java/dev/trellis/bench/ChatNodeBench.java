@@ -126,6 +126,42 @@ public class ChatNodeBench {
         return TrellisWorkloads.invoke(ioHopChain, input);
     }
 
+    /**
+     * Kotlin: the chain of 100 {@code chatNode}s run on {@code Dispatchers.Default} (a server's coroutine pool), where
+     * the chat node's hop to the IO pool mostly stays on the same thread.
+     */
+    @Benchmark
+    public RunResult chatNodeChainOnDefault() {
+        return TrellisWorkloads.invoke(chatChain, input, ChatWorkloads.onDefault());
+    }
+
+    /** Kotlin: the chain of 100 plain nodes calling the model themselves, run on {@code Dispatchers.Default}. */
+    @Benchmark
+    public RunResult directCallChainOnDefault() {
+        return TrellisWorkloads.invoke(directChain, input, ChatWorkloads.onDefault());
+    }
+
+    /** Kotlin: the chain of 100 plain nodes calling the model on the IO pool, run on {@code Dispatchers.Default}. */
+    @Benchmark
+    public RunResult ioHopChainOnDefault() {
+        return TrellisWorkloads.invoke(ioHopChain, input, ChatWorkloads.onDefault());
+    }
+
+    /**
+     * Kotlin: the chain of 100 {@code chatNode}s run on {@code Dispatchers.IO}, a pool allowed to block: the chat
+     * node's call to the model then needs no hop, and (chat − direct) on IO is the node's own cost.
+     */
+    @Benchmark
+    public RunResult chatNodeChainOnIo() {
+        return TrellisWorkloads.invoke(chatChain, input, ChatWorkloads.onIo());
+    }
+
+    /** Kotlin: the chain of 100 plain nodes calling the model themselves, run on {@code Dispatchers.IO}. */
+    @Benchmark
+    public RunResult directCallChainOnIo() {
+        return TrellisWorkloads.invoke(directChain, input, ChatWorkloads.onIo());
+    }
+
     /** Java: a chain of 100 {@code node}s running {@code ChatActions.chat}. */
     @Benchmark
     public RunResult javaChatActionChain() {

@@ -14,6 +14,7 @@ import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.langchain4j.chatNode
 import dev.trellis.langchain4j.streamingChatNode
+import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.agent.AgentEvent
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.runInterruptible
@@ -111,6 +112,14 @@ public object ChatWorkloads {
             },
         )
     }
+
+    /** Options that run the graph's nodes on `Dispatchers.Default`, as a server's coroutines would. */
+    @JvmStatic
+    public fun onDefault(): RunOptions = RunOptions(dispatcher = Dispatchers.Default)
+
+    /** Options that run the graph's nodes on `Dispatchers.IO`, a pool whose threads may block. */
+    @JvmStatic
+    public fun onIo(): RunOptions = RunOptions(dispatcher = Dispatchers.IO)
 
     /** The state the chat graphs start from. */
     @JvmStatic
