@@ -90,10 +90,10 @@ internal object PositionEncoder {
     ): String {
         val topology = graph.topology
         val keys = topology.keys
-        val out = StringBuilder(256)
+        val out = writer.payloadBuffer()
         out.append("{\"scope\":").appendJson(RUN_SCOPE)
             .append(",\"schemaVersion\":").append(FORMAT_VERSION)
-            .append(",\"createdAt\":\"").append(createdAt).append('"')
+            .append(",\"createdAt\":\"").appendIso(createdAt).append('"')
             .append(",\"appData\":{},\"data\":{")
         out.append("\"graphId\":").appendJson(graph.id)
             .append(",\"runId\":").appendJson(runId)
@@ -104,11 +104,9 @@ internal object PositionEncoder {
         for (i in 0 until writer.writeCount) {
             if (i > 0) out.append(',')
             val key = keys[writer.writeKeyAt(i)]
-            out.append(
-                "{\"key\":",
-            ).appendJson(
-                key.name,
-            ).append(",\"value\":").append(PositionCodec.encodeValueText(key, writer.writeValueAt(i))).append('}')
+            out.append("{\"key\":").appendJson(key.name).append(",\"value\":")
+            PositionCodec.appendValueText(out, key, writer.writeValueAt(i))
+            out.append('}')
         }
         out.append("],\"versions\":{")
         var first = true
@@ -182,7 +180,7 @@ internal object PositionEncoder {
             out.append("},\"spentNanos\":").append(meters.spentNanos)
         }
         if (saga != null) appendSaga(out, saga)
-        return out.append("}}").toString()
+        return writer.payloadOf(out.append("}}"))
     }
 
     /** The compensable executions completed since the last checkpoint, and the compensations' progress. */
@@ -207,8 +205,10 @@ internal object PositionEncoder {
      * of its child runs and tasks, with its path. (A composite node whose child run was drained has none.)
      */
     private fun interruptData(interrupts: List<Execution>): List<InterruptData> {
+        if (interrupts.isEmpty()) return emptyList()
         val data = ArrayList<InterruptData>(interrupts.size)
-        for (execution in interrupts) {
+        for (i in interrupts.indices) {
+            val execution = interrupts[i]
             val nested = execution.nestedInterrupts
             if (nested == null) {
                 val path = if (execution.path == execution.node.id) null else execution.path
@@ -224,7 +224,7 @@ internal object PositionEncoder {
     private fun rerun(position: Position, interrupts: List<Execution>): BooleanArray {
         val rerun = BooleanArray(position.counts.size)
         for (execution in position.running) if (execution != null) rerun[execution.index] = true
-        for (execution in interrupts) rerun[execution.index] = true
+        for (i in interrupts.indices) rerun[interrupts[i].index] = true
         return rerun
     }
 
