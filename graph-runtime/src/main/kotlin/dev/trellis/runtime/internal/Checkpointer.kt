@@ -59,6 +59,9 @@ internal class Checkpointer(
     /** The buffer delta payloads are written to, reused from one checkpoint to the next (see [payloadOf]). */
     private var buffer = StringBuilder(INITIAL_BUFFER)
 
+    /** Which nodes a delta records as ready to run again, one flag per node; filled anew by each delta. */
+    val rerunBuffer = BooleanArray(graph.topology.size)
+
     /** The emptied payload buffer, for the one save under way. */
     fun payloadBuffer(): StringBuilder = buffer.also { it.setLength(0) }
 

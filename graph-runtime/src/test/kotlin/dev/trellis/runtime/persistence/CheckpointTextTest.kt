@@ -28,7 +28,10 @@ class CheckpointTextTest {
             Instant.parse("+10000-01-01T00:00:00Z"),
             Instant.parse("-0001-12-31T23:59:59Z"),
         ) + List(10_000) {
-            Instant.ofEpochSecond(random.nextLong(-62_167_219_200L, 253_402_300_800L), random.nextInt(1_000_000_000).toLong())
+            Instant.ofEpochSecond(
+                random.nextLong(-62_167_219_200L, 253_402_300_800L),
+                random.nextInt(1_000_000_000).toLong(),
+            )
         } + List(1_000) { Instant.ofEpochMilli(random.nextLong(0, 4_102_444_800_000L)) }
         for (instant in instants) StringBuilder().appendIso(instant).toString() shouldBe instant.toString()
     }

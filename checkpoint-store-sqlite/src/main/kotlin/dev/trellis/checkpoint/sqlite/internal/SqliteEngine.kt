@@ -145,6 +145,9 @@ internal class SqliteEngine(
                 if (syncEveryCommit) SQLiteConfig.SynchronousMode.FULL else SQLiteConfig.SynchronousMode.NORMAL,
             )
             enforceForeignKeys(true)
+            // Nothing reads generated keys; on, the driver matches every statement against a pattern and runs a
+            // `SELECT last_insert_rowid()` after each insert.
+            setGetGeneratedKeys(false)
         }
         val opened = DriverManager.getConnection("jdbc:sqlite:${path.toAbsolutePath()}", config.toProperties())
         try {

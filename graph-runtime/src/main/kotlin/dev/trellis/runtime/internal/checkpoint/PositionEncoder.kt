@@ -128,7 +128,7 @@ internal object PositionEncoder {
             out.appendJson(keys[k].name).append(':').appendJson(node)
         }
         out.append("},\"version\":").append(position.version)
-        val rerun = rerun(position, interrupts)
+        val rerun = rerun(position, interrupts, writer.rerunBuffer)
         out.append(",\"nodes\":{")
         for (i in 0 until writer.changedNodes.size) {
             val n = writer.changedNodes.at(i)
@@ -139,18 +139,31 @@ internal object PositionEncoder {
             ).append(":{\"count\":").append(finished).append(",\"status\":").appendJson(nodeStatus[n].name).append('}')
         }
         out.append("},\"triggers\":[")
-        val triggers = triggers(topology, position)
-        for (i in triggers.indices) {
-            if (i > 0) out.append(',')
-            val t = triggers[i]
-            out.append("{\"node\":").appendJson(t.node).append(",\"stamp\":").append(t.stamp)
-                .append(",\"from\":").appendJson(t.from!!).append(",\"tokens\":").append(t.tokens).append('}')
+        if (position.triggeredSize > 0) {
+            val triggers = triggers(topology, position)
+            for (i in triggers.indices) {
+                if (i > 0) out.append(',')
+                val t = triggers[i]
+                out.append("{\"node\":").appendJson(t.node).append(",\"stamp\":").append(t.stamp)
+                    .append(",\"from\":").appendJson(t.from!!).append(",\"tokens\":").append(t.tokens).append('}')
+            }
         }
         out.append("],\"ready\":[")
-        val ready = readyIds(graph, position, rerun)
-        for (i in ready.indices) {
-            if (i > 0) out.append(',')
-            out.appendJson(ready[i])
+        // As readyIds lists them, written without the list.
+        val nodes = topology.nodes
+        first = true
+        for (i in rerun.indices) {
+            if (!rerun[i]) continue
+            if (!first) out.append(',')
+            first = false
+            out.appendJson(nodes[i].id)
+        }
+        for (r in 0 until position.readyCount) {
+            val i = position.readyAt(r)
+            if (rerun[i]) continue
+            if (!first) out.append(',')
+            first = false
+            out.appendJson(nodes[i].id)
         }
         out.append("],\"totalExecutions\":").append(finishedExecutions(position, rerun))
         out.append(",\"interrupts\":[")
@@ -221,8 +234,12 @@ internal object PositionEncoder {
     }
 
     /** The nodes whose execution is running or interrupted: recorded as ready, their execution not counted. */
-    private fun rerun(position: Position, interrupts: List<Execution>): BooleanArray {
-        val rerun = BooleanArray(position.counts.size)
+    private fun rerun(
+        position: Position,
+        interrupts: List<Execution>,
+        into: BooleanArray = BooleanArray(position.counts.size),
+    ): BooleanArray {
+        val rerun = into.also { it.fill(false) }
         for (execution in position.running) if (execution != null) rerun[execution.index] = true
         for (i in interrupts.indices) rerun[interrupts[i].index] = true
         return rerun
