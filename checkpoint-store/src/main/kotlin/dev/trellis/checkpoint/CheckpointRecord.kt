@@ -46,7 +46,8 @@ public class CheckpointRecord @JvmOverloads constructor(
     public val forkedFrom: CheckpointRef? = null,
 ) {
     /** Free-form string attributes (who resumed the run, which node completed…). */
-    public val metadata: Map<String, String> = LinkedHashMap(metadata).let { java.util.Collections.unmodifiableMap(it) }
+    public val metadata: Map<String, String> =
+        if (metadata.isEmpty()) emptyMap() else java.util.Collections.unmodifiableMap(LinkedHashMap(metadata))
 
     init {
         require(

@@ -46,8 +46,11 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
     private val mutex = Mutex()
     private val runs = TreeMap<String, Run>()
 
-    /** The runs in the order they were last claimed or written, least recent first. */
-    private val recency = LinkedHashMap<String, Run>()
+    /**
+     * The runs in the order they were last claimed or written, least recent first: in access order, so that a
+     * [touch] moves a run to the end without removing and adding it again.
+     */
+    private val recency = LinkedHashMap<String, Run>(16, 0.75f, true)
 
     init {
         StoreRules.requireLeaseDuration(leaseDuration)
@@ -73,7 +76,6 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
     }
 
     private fun touch(runId: String, run: Run) {
-        recency.remove(runId)
         recency[runId] = run
     }
 

@@ -41,6 +41,10 @@ public class JdbcCheckpointStore(
 ) : CheckpointStore {
     private val runs = engine.runsTable
     private val checkpoints = engine.checkpointsTable
+    private val insertSql = insertRecordSql(checkpoints)
+    private val updateLatestSql = updateLatestSql(runs)
+    private val lockRunSql = "SELECT $RUN_COLUMNS FROM $runs WHERE run_id = ?${engine.lockRow}"
+    private val existsSql = "SELECT 1 FROM $checkpoints WHERE run_id = ? AND sequence = ?"
     private val groupCommit = if (groupCommit) GroupCommit(engine, ::appendAlone) else null
 
     init {
@@ -144,12 +148,12 @@ public class JdbcCheckpointStore(
 
     /** Appends [record] in a transaction of its own: the path without group commit, and a failed batch's retry. */
     internal suspend fun appendAlone(lease: Lease, record: CheckpointRecord) {
-        write("append checkpoint ${record.sequence} to", record.runId) { c ->
+        shortWrite("append checkpoint ${record.sequence} to", record.runId) { c ->
             val row = lockRun(c, lease.runId)
             StoreRules.checkWritable(lease, row)
             StoreRules.checkNext(record, row!!) { parent -> exists(c, record.runId, parent) }
             insert(c, record)
-            val updated = c.prepareStatement(updateLatestSql(runs)).use {
+            val updated = engine.withStatement(c, updateLatestSql) {
                 bindLatest(it, record, lease.epoch)
                 it.executeUpdate()
             }
@@ -262,6 +266,15 @@ public class JdbcCheckpointStore(
         }
     }
 
+    /** [write] through [JdbcEngine.shortTransaction]: for an append, which waits for nothing. */
+    private suspend fun <T> shortWrite(action: String, runId: String, block: (Connection) -> T): T {
+        try {
+            return engine.shortTransaction(block)
+        } catch (e: SQLException) {
+            throw storeFailure("$action run '$runId'", e)
+        }
+    }
+
     private fun storeFailure(what: String, e: SQLException) = CheckpointStoreException(
         "Could not $what in ${engine.description}: ${e.message} (SQL state ${e.sqlState}). Check that the " +
             "database is reachable and writable; the operation was rolled back and may be retried.",
@@ -269,20 +282,20 @@ public class JdbcCheckpointStore(
     )
 
     private fun lockRun(c: Connection, runId: String): RunRow? =
-        c.prepareStatement("SELECT $RUN_COLUMNS FROM $runs WHERE run_id = ?${engine.lockRow}").use { statement ->
+        engine.withStatement(c, lockRunSql) { statement ->
             statement.setString(1, runId)
             statement.executeQuery().use { rs -> if (rs.next()) runRow(rs) else null }
         }
 
     private fun exists(c: Connection, runId: String, sequence: Long): Boolean =
-        c.prepareStatement("SELECT 1 FROM $checkpoints WHERE run_id = ? AND sequence = ?").use { statement ->
+        engine.withStatement(c, existsSql) { statement ->
             statement.setString(1, runId)
             statement.setLong(2, sequence)
             statement.executeQuery().use { it.next() }
         }
 
     private fun insert(c: Connection, record: CheckpointRecord) {
-        c.prepareStatement(insertRecordSql(checkpoints)).use {
+        engine.withStatement(c, insertSql) {
             bindRecord(it, record)
             it.executeUpdate()
         }

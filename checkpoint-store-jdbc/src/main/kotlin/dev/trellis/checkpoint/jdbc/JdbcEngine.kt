@@ -2,6 +2,7 @@ package dev.trellis.checkpoint.jdbc
 
 import dev.trellis.graph.InternalTrellisApi
 import java.sql.Connection
+import java.sql.PreparedStatement
 
 /** What differs between the SQL databases behind [JdbcCheckpointStore]: connections, table names, row locks. */
 @InternalTrellisApi
@@ -38,6 +39,20 @@ public interface JdbcEngine : AutoCloseable {
      * created first, and commits; rolls back if [block] throws.
      */
     public suspend fun <T> transaction(block: (Connection) -> T): T
+
+    /**
+     * Runs [block] as [transaction] does, for a short write that waits for nothing (an append): an engine may run
+     * it on the caller's thread when it can begin at once, which saves the hop to its dispatcher and back, and
+     * otherwise runs it as [transaction].
+     */
+    public suspend fun <T> shortTransaction(block: (Connection) -> T): T = transaction(block)
+
+    /**
+     * Runs [use] with [sql] prepared on [c], inside a transaction; an engine that keeps one connection may keep the
+     * statement for its next run instead of preparing it again. [use] must close the result sets it opens.
+     */
+    public fun <R> withStatement(c: Connection, sql: String, use: (PreparedStatement) -> R): R =
+        c.prepareStatement(sql).use(use)
 }
 
 /** Runs [block] in a transaction on [connection], which must not be in auto-commit mode. */

@@ -205,7 +205,9 @@ public object StoreRules {
             )
         }
         val parent = record.parentSequence
-        if (parent != null && !parentExists(parent)) {
+        // The run's latest checkpoint is always stored (pruning keeps it, deleting the run drops the row too), so
+        // only a parent further back is looked up: a checkpoint per step continues the latest one without a read.
+        if (parent != null && parent != row.latestSequence && !parentExists(parent)) {
             throw CheckpointConflictException(
                 record.runId,
                 record.sequence,

@@ -30,8 +30,10 @@ internal class Upstream(val parent: Checkpointer, val key: String)
  *
  * A child run (subgraph node, map task) has a checkpointer with an [upstream]: it claims nothing and writes no
  * record of its own; each of its checkpoints becomes a patch of its entry in the parent's [children], which the
- * parent writes as a record that carries only that patch (`docs/persistence.md`, nested checkpoints). Saves are
- * serialized by a mutex: a run's own saves come from its driver, its children's from their coroutines.
+ * parent writes as a record that carries only that patch (`docs/persistence.md`, nested checkpoints). Saves of a
+ * graph with composite nodes are serialized by a mutex: a run's own saves come from its driver, its children's from
+ * their coroutines. A graph without composite nodes has no children, so its driver is its only saver and no lock is
+ * taken.
  */
 internal class Checkpointer(
     private val graph: Graph,
@@ -46,7 +48,29 @@ internal class Checkpointer(
     /** Whether this is a child run's checkpointer, writing through its parent's. */
     val nested: Boolean get() = upstream != null
 
-    private val saving = Mutex()
+    /** Serializes saves when children may save alongside the driver; `null` when the run has no children. */
+    private val saving: Mutex? = if (graph.hasComposites) Mutex() else null
+
+    private suspend inline fun <T> serialized(block: () -> T): T {
+        val lock = saving ?: return block()
+        return lock.withLock { block() }
+    }
+
+    /** The buffer delta payloads are written to, reused from one checkpoint to the next (see [payloadOf]). */
+    private var buffer = StringBuilder(INITIAL_BUFFER)
+
+    /** Which nodes a delta records as ready to run again, one flag per node; filled anew by each delta. */
+    val rerunBuffer = BooleanArray(graph.topology.size)
+
+    /** The emptied payload buffer, for the one save under way. */
+    fun payloadBuffer(): StringBuilder = buffer.also { it.setLength(0) }
+
+    /** The text of [out] (the [payloadBuffer]); a buffer that grew past [MAX_KEPT_BUFFER] chars is let go. */
+    fun payloadOf(out: StringBuilder): String {
+        val text = out.toString()
+        if (out.capacity() > MAX_KEPT_BUFFER) buffer = StringBuilder(INITIAL_BUFFER)
+        return text
+    }
 
     /** The child runs and map tasks of this run in flight, as its next full checkpoint records them. */
     val children = ConcurrentHashMap<String, ChildData>()
@@ -68,7 +92,7 @@ internal class Checkpointer(
      * own; returns the sequence of the run's latest checkpoint.
      */
     suspend fun saveChild(key: String, patch: ChildData): Long {
-        saving.withLock {
+        serialized {
             children[key] = children[key]?.plus(patch) ?: patch
             if (!everyStep) return sequence
             val createdAt = Instant.now(clock)
@@ -218,7 +242,7 @@ internal class Checkpointer(
         forceFull: Boolean,
         build: (full: Boolean, createdAt: Instant) -> String,
     ): Long {
-        saving.withLock {
+        serialized {
             val full = forceFull || nextFull || sinceFull + 1 >= config.fullSnapshotEvery
             val createdAt = Instant.now(clock)
             val payload = build(full, createdAt)
@@ -286,3 +310,9 @@ internal class Checkpointer(
         throw e
     }
 }
+
+/** The capacity the delta payload buffer starts with: a chain step's delta is about 450 chars. */
+private const val INITIAL_BUFFER = 1_024
+
+/** A delta payload buffer larger than this (chars) after a save is dropped rather than kept for the next one. */
+private const val MAX_KEPT_BUFFER = 65_536

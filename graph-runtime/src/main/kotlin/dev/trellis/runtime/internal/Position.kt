@@ -155,7 +155,13 @@ internal class Position(private val size: Int, keyCount: Int, private val channe
     fun drop(i: Int) = refresh(i)
 
     /** The ready nodes in queue order. */
-    fun readyNodes(): IntArray = IntArray(readyCount) { readyQueue[(readyHead + it) % size] }
+    fun readyNodes(): IntArray = IntArray(readyCount) { readyAt(it) }
+
+    /** The [i]th ready node, in the order they became ready ([readyNodes] without the copy). */
+    fun readyAt(i: Int): Int = readyQueue[(readyHead + i) % size]
+
+    /** How many nodes hold a trigger. */
+    val triggeredSize: Int get() = triggeredCount
 
     /** The nodes holding a trigger, in the order they came to hold one. */
     fun triggeredNodes(): IntArray = triggered.copyOf(triggeredCount)

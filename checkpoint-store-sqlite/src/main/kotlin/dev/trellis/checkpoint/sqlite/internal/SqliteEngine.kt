@@ -7,11 +7,13 @@ import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
 import org.sqlite.SQLiteConfig
+import org.sqlite.SQLiteConnection
 import org.sqlite.SQLiteException
 import java.nio.file.Files
 import java.nio.file.Path
 import java.sql.Connection
 import java.sql.DriverManager
+import java.sql.PreparedStatement
 import java.time.Duration
 
 /** SQLite's primary result code for a locked database file. */
@@ -20,7 +22,8 @@ private const val SQLITE_BUSY = 5
 /**
  * One SQLite connection to [path], opened on first use and guarded by a [Mutex]. Transactions begin with
  * `BEGIN IMMEDIATE`, which takes the file's write lock at once, so other processes on the same file wait (up to
- * the busy timeout) instead of failing halfway; WAL mode lets readers in other processes go on meanwhile.
+ * the busy timeout) instead of failing halfway; WAL mode lets readers in other processes go on meanwhile. The
+ * statements of an append are prepared once and kept while the connection is open.
  */
 internal class SqliteEngine(
     private val path: Path,
@@ -37,6 +40,10 @@ internal class SqliteEngine(
     private val mutex = Mutex()
     private var connection: Connection? = null
     private var closed = false
+    private val busyMillis = busyTimeout.toMillis().coerceIn(1, Int.MAX_VALUE.toLong()).toInt()
+
+    /** Statements prepared on [connection], by their SQL; used and changed only under [mutex]. */
+    private val statements = HashMap<String, PreparedStatement>()
 
     /**
      * The mutex is taken and given back on [dispatcher], never on the caller's: released on a caller's dispatcher
@@ -48,19 +55,79 @@ internal class SqliteEngine(
     }
 
     /**
+     * On the caller's thread when nothing has to be waited for: the connection is open and free (the mutex is
+     * taken without suspending and given back before returning, so no other dispatcher is involved), the file's
+     * write lock is free (`BEGIN IMMEDIATE` with a busy timeout of zero) and a commit does not wait for the disk
+     * (`synchronous=NORMAL`). Else on [dispatcher], as [transaction].
+     */
+    override suspend fun <T> shortTransaction(block: (Connection) -> T): T {
+        if (!syncEveryCommit && mutex.tryLock()) {
+            try {
+                val open = connection
+                if (open != null && !closed && open.beginAtOnce()) return open.committed(block)
+            } finally {
+                mutex.unlock()
+            }
+        }
+        return transaction(block)
+    }
+
+    override fun <R> withStatement(c: Connection, sql: String, use: (PreparedStatement) -> R): R {
+        if (c !== connection) return c.prepareStatement(sql).use(use)
+        val statement = statements.getOrPut(sql) { c.prepareStatement(sql) }
+        try {
+            return use(statement).also { statement.clearParameters() }
+        } catch (e: Throwable) {
+            // A statement that failed is not kept: the next use prepares it afresh.
+            statements.remove(sql)
+            try {
+                statement.close()
+            } catch (closeFailure: java.sql.SQLException) {
+                e.addSuppressed(closeFailure)
+            }
+            throw e
+        }
+    }
+
+    /** Runs [sql], a statement without parameters or results, through [withStatement]. */
+    private fun Connection.run(sql: String) {
+        withStatement(this, sql) { it.execute() }
+    }
+
+    /** Begins a write transaction if the file's write lock is free now; `false` if another connection holds it. */
+    private fun Connection.beginAtOnce(): Boolean {
+        val sqlite = unwrap(SQLiteConnection::class.java)
+        sqlite.setBusyTimeout(0)
+        try {
+            run("BEGIN IMMEDIATE")
+            return true
+        } catch (e: SQLiteException) {
+            if (e.resultCode.code and 0xff != SQLITE_BUSY) throw e
+            return false
+        } finally {
+            sqlite.setBusyTimeout(busyMillis)
+        }
+    }
+
+    /**
      * The connection stays in auto-commit mode and transactions are begun by hand: the driver's own non-auto-commit
      * mode keeps a transaction open between operations, which with `IMMEDIATE` would hold the write lock forever and
      * with `DEFERRED` would pin an old snapshot for reads.
      */
     private fun <T> Connection.immediateTransaction(block: (Connection) -> T): T {
-        createStatement().use { it.execute("BEGIN IMMEDIATE") }
+        run("BEGIN IMMEDIATE")
+        return committed(block)
+    }
+
+    /** Runs [block] in the transaction begun on this connection and commits; rolls back if [block] throws. */
+    private fun <T> Connection.committed(block: (Connection) -> T): T {
         try {
             val result = block(this)
-            createStatement().use { it.execute("COMMIT") }
+            run("COMMIT")
             return result
         } catch (e: Throwable) {
             try {
-                createStatement().use { it.execute("ROLLBACK") }
+                run("ROLLBACK")
             } catch (rollbackFailure: java.sql.SQLException) {
                 e.addSuppressed(rollbackFailure)
             }
@@ -72,13 +139,15 @@ internal class SqliteEngine(
         check(!closed) { "$description was closed; create a new SqliteCheckpointStore to use it again." }
         connection?.let { return it }
         path.toAbsolutePath().parent?.let { Files.createDirectories(it) }
-        val busyMillis = busyTimeout.toMillis().coerceIn(1, Int.MAX_VALUE.toLong()).toInt()
         val config = SQLiteConfig().apply {
             setBusyTimeout(busyMillis)
             setSynchronous(
                 if (syncEveryCommit) SQLiteConfig.SynchronousMode.FULL else SQLiteConfig.SynchronousMode.NORMAL,
             )
             enforceForeignKeys(true)
+            // Nothing reads generated keys; on, the driver matches every statement against a pattern and runs a
+            // `SELECT last_insert_rowid()` after each insert.
+            setGetGeneratedKeys(false)
         }
         val opened = DriverManager.getConnection("jdbc:sqlite:${path.toAbsolutePath()}", config.toProperties())
         try {
@@ -124,6 +193,8 @@ internal class SqliteEngine(
         while (!mutex.tryLock()) Thread.onSpinWait()
         try {
             closed = true
+            statements.values.forEach { it.close() }
+            statements.clear()
             connection?.close()
             connection = null
         } finally {

@@ -7,6 +7,7 @@ import dev.trellis.runtime.CheckpointFormatException
 import dev.trellis.runtime.StateMigration
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.SerializationException
+import kotlinx.serialization.builtins.serializer
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
@@ -47,7 +48,7 @@ internal object PositionCodec {
         return StringBuilder(position.length + app.length + 96)
             .append("{\"scope\":\"").append(RUN_SCOPE)
             .append("\",\"schemaVersion\":").append(FORMAT_VERSION)
-            .append(",\"createdAt\":\"").append(createdAt)
+            .append(",\"createdAt\":\"").appendIso(createdAt)
             .append("\",\"appData\":").append(app)
             .append(",\"data\":").append(position)
             .append('}')
@@ -78,6 +79,21 @@ internal object PositionCodec {
     /** [value] of [key] as JSON text, written straight to a string. */
     fun encodeValueText(key: StateKey<*>, value: Any?): String = encoding(key, value) { serializer ->
         PersistenceJson.encodeToString(serializer, value)
+    }
+
+    /**
+     * Appends [value] of [key] as JSON text to [out]: an `Int`, `Long`, `Boolean` or `String` of a key with that
+     * type's built-in serializer directly (the same JSON value), any other through the key's serializer.
+     */
+    fun appendValueText(out: StringBuilder, key: StateKey<*>, value: Any?) {
+        val serializer = key.serializer
+        when {
+            value is Int && serializer === Int.serializer() -> out.append(value)
+            value is Long && serializer === Long.serializer() -> out.append(value)
+            value is Boolean && serializer === Boolean.serializer() -> out.append(value)
+            value is String && serializer === String.serializer() -> out.appendJson(value)
+            else -> out.append(encodeValueText(key, value))
+        }
     }
 
     private inline fun <R> encoding(key: StateKey<*>, value: Any?, encode: (KSerializer<Any?>) -> R): R {

@@ -90,10 +90,10 @@ internal object PositionEncoder {
     ): String {
         val topology = graph.topology
         val keys = topology.keys
-        val out = StringBuilder(256)
+        val out = writer.payloadBuffer()
         out.append("{\"scope\":").appendJson(RUN_SCOPE)
             .append(",\"schemaVersion\":").append(FORMAT_VERSION)
-            .append(",\"createdAt\":\"").append(createdAt).append('"')
+            .append(",\"createdAt\":\"").appendIso(createdAt).append('"')
             .append(",\"appData\":{},\"data\":{")
         out.append("\"graphId\":").appendJson(graph.id)
             .append(",\"runId\":").appendJson(runId)
@@ -104,11 +104,9 @@ internal object PositionEncoder {
         for (i in 0 until writer.writeCount) {
             if (i > 0) out.append(',')
             val key = keys[writer.writeKeyAt(i)]
-            out.append(
-                "{\"key\":",
-            ).appendJson(
-                key.name,
-            ).append(",\"value\":").append(PositionCodec.encodeValueText(key, writer.writeValueAt(i))).append('}')
+            out.append("{\"key\":").appendJson(key.name).append(",\"value\":")
+            PositionCodec.appendValueText(out, key, writer.writeValueAt(i))
+            out.append('}')
         }
         out.append("],\"versions\":{")
         var first = true
@@ -130,7 +128,7 @@ internal object PositionEncoder {
             out.appendJson(keys[k].name).append(':').appendJson(node)
         }
         out.append("},\"version\":").append(position.version)
-        val rerun = rerun(position, interrupts)
+        val rerun = rerun(position, interrupts, writer.rerunBuffer)
         out.append(",\"nodes\":{")
         for (i in 0 until writer.changedNodes.size) {
             val n = writer.changedNodes.at(i)
@@ -141,18 +139,31 @@ internal object PositionEncoder {
             ).append(":{\"count\":").append(finished).append(",\"status\":").appendJson(nodeStatus[n].name).append('}')
         }
         out.append("},\"triggers\":[")
-        val triggers = triggers(topology, position)
-        for (i in triggers.indices) {
-            if (i > 0) out.append(',')
-            val t = triggers[i]
-            out.append("{\"node\":").appendJson(t.node).append(",\"stamp\":").append(t.stamp)
-                .append(",\"from\":").appendJson(t.from!!).append(",\"tokens\":").append(t.tokens).append('}')
+        if (position.triggeredSize > 0) {
+            val triggers = triggers(topology, position)
+            for (i in triggers.indices) {
+                if (i > 0) out.append(',')
+                val t = triggers[i]
+                out.append("{\"node\":").appendJson(t.node).append(",\"stamp\":").append(t.stamp)
+                    .append(",\"from\":").appendJson(t.from!!).append(",\"tokens\":").append(t.tokens).append('}')
+            }
         }
         out.append("],\"ready\":[")
-        val ready = readyIds(graph, position, rerun)
-        for (i in ready.indices) {
-            if (i > 0) out.append(',')
-            out.appendJson(ready[i])
+        // As readyIds lists them, written without the list.
+        val nodes = topology.nodes
+        first = true
+        for (i in rerun.indices) {
+            if (!rerun[i]) continue
+            if (!first) out.append(',')
+            first = false
+            out.appendJson(nodes[i].id)
+        }
+        for (r in 0 until position.readyCount) {
+            val i = position.readyAt(r)
+            if (rerun[i]) continue
+            if (!first) out.append(',')
+            first = false
+            out.appendJson(nodes[i].id)
         }
         out.append("],\"totalExecutions\":").append(finishedExecutions(position, rerun))
         out.append(",\"interrupts\":[")
@@ -182,7 +193,7 @@ internal object PositionEncoder {
             out.append("},\"spentNanos\":").append(meters.spentNanos)
         }
         if (saga != null) appendSaga(out, saga)
-        return out.append("}}").toString()
+        return writer.payloadOf(out.append("}}"))
     }
 
     /** The compensable executions completed since the last checkpoint, and the compensations' progress. */
@@ -207,8 +218,10 @@ internal object PositionEncoder {
      * of its child runs and tasks, with its path. (A composite node whose child run was drained has none.)
      */
     private fun interruptData(interrupts: List<Execution>): List<InterruptData> {
+        if (interrupts.isEmpty()) return emptyList()
         val data = ArrayList<InterruptData>(interrupts.size)
-        for (execution in interrupts) {
+        for (i in interrupts.indices) {
+            val execution = interrupts[i]
             val nested = execution.nestedInterrupts
             if (nested == null) {
                 val path = if (execution.path == execution.node.id) null else execution.path
@@ -221,10 +234,14 @@ internal object PositionEncoder {
     }
 
     /** The nodes whose execution is running or interrupted: recorded as ready, their execution not counted. */
-    private fun rerun(position: Position, interrupts: List<Execution>): BooleanArray {
-        val rerun = BooleanArray(position.counts.size)
+    private fun rerun(
+        position: Position,
+        interrupts: List<Execution>,
+        into: BooleanArray = BooleanArray(position.counts.size),
+    ): BooleanArray {
+        val rerun = into.also { it.fill(false) }
         for (execution in position.running) if (execution != null) rerun[execution.index] = true
-        for (execution in interrupts) rerun[execution.index] = true
+        for (i in interrupts.indices) rerun[interrupts[i].index] = true
         return rerun
     }
 
