@@ -237,7 +237,7 @@ internal class Checkpointer(
      * its sequence; [lastWasFull] tells its kind.
      * @throws FencedOutException when another process took the run over.
      */
-    suspend fun save(
+    private suspend inline fun save(
         status: String,
         forceFull: Boolean,
         build: (full: Boolean, createdAt: Instant) -> String,
