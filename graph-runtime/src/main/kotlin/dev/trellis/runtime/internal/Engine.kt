@@ -74,6 +74,7 @@ internal class Engine(
     val topology: Topology = graph.topology
     private val size = topology.size
     val config = graph.config
+
     /** What the runtime keeps across the runs of this graph (start costs, a spare [Position]). */
     private val graphRuntime = StartCosts.runtimeOf(topology)
 
@@ -192,6 +193,9 @@ internal class Engine(
 
     /** Made by the loop when it queues the first execution; until then only the loop drives the scheduler. */
     var handoff: Handoff? = null
+
+    /** How many executions the driver queued in its current [startReady] (the driver's alone). */
+    var queuedByDriver = 0
 
     /** Node coroutines are children of the loop's scope on [childContext], combined once per run. */
     var childScope: CoroutineScope? = null

@@ -40,6 +40,7 @@ internal open class Execution(
 
     /** The map task this execution is, or -1 for a node's own execution. */
     open val task: Int get() = -1
+
     /**
      * Where the execution is (`docs/semantics.md` §11): the node's path, or a map task's (`summarize[3]`). Made when
      * asked for (events, interrupts), not per execution: a run without events never needs it.

@@ -18,6 +18,7 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
     private val lastExecution = arrayOfNulls<Execution>(size)
     private val attempts = IntArray(size)
     private val nanos = LongArray(size)
+
     // Sized for one execution per node (a chain's), so that a run of a few nodes never regrows it.
     private val history = ArrayDeque<Execution>(minOf(historyLimit, size))
     private var dropped = 0L
