@@ -16,7 +16,11 @@ public class State private constructor(
     /** The schema this state belongs to. */
     public val schema: StateSchema,
     private val values: Array<Any?>,
-    private val versions: LongArray,
+    /**
+     * The version of each key: an `IntArray` while every version fits one (half the bytes of a copy per merge), else
+     * a `LongArray`. Never changed once the state is made.
+     */
+    private val versions: Any,
 ) {
     /** Returns the value of [key]. */
     public operator fun <T> get(key: StateKey<T>): T {
@@ -75,7 +79,7 @@ public class State private constructor(
     public fun versionOf(key: StateKey<*>): Long {
         checkKey(key)
         if (values[key.index] === Unset) checkReadable(key)
-        return versions[key.index]
+        return versionAt(key.index)
     }
 
     /** The raw value of [key], [Unset] when absent. For the runtime. */
@@ -91,7 +95,10 @@ public class State private constructor(
 
     /** The version at key position [index]. For the runtime's merge loop. */
     @InternalTrellisApi
-    public fun versionAt(index: Int): Long = versions[index]
+    public fun versionAt(index: Int): Long {
+        val v = versions
+        return if (v is IntArray) v[index].toLong() else (v as LongArray)[index]
+    }
 
     /** A copy of the value array, to be changed and wrapped by [fromArrays]. */
     @InternalTrellisApi
@@ -99,7 +106,24 @@ public class State private constructor(
 
     /** A copy of the version array, to be changed and wrapped by [fromArrays]. */
     @InternalTrellisApi
-    public fun copyVersions(): LongArray = versions.copyOf()
+    public fun copyVersions(): LongArray {
+        val v = versions
+        return if (v is IntArray) LongArray(v.size) { v[it].toLong() } else (v as LongArray).copyOf()
+    }
+
+    /**
+     * A copy of the version array in which versions up to [highest] can be set ([setVersion]), to be wrapped by
+     * [fromVersions]. For the runtime's merge loop: the copy is compact (4 bytes per key) while versions fit.
+     */
+    @InternalTrellisApi
+    public fun copyVersions(highest: Long): Any {
+        val v = versions
+        return when {
+            highest > Int.MAX_VALUE -> copyVersions()
+            v is IntArray -> v.copyOf()
+            else -> (v as LongArray).let { longs -> IntArray(longs.size) { longs[it].toInt() } }
+        }
+    }
 
     /**
      * A view of this state for a node with a read slice ([NodeSlice.view]): keys for which [readable] (of a key
@@ -109,7 +133,7 @@ public class State private constructor(
      */
     @InternalTrellisApi
     public fun readView(readable: (Int) -> Boolean, violation: (StateKey<*>) -> Throwable): State {
-        val count = versions.size
+        val count = keyCount
         val copy = arrayOfNulls<Any?>(count + 1)
         for (i in 0 until count) copy[i] = if (readable(i)) values[i] else Unset
         copy[count] = ReadGuard(readable, violation)
@@ -118,10 +142,13 @@ public class State private constructor(
 
     /** On a read view, throws when [key] is outside the read slice; a plain state has no guard slot. */
     private fun checkReadable(key: StateKey<*>) {
-        if (values.size == versions.size) return
-        val guard = values[versions.size] as ReadGuard
+        val count = keyCount
+        if (values.size == count) return
+        val guard = values[count] as ReadGuard
         if (!guard.readable(key.index)) throw guard.violation(key)
     }
+
+    private val keyCount: Int get() = schema.keyCount
 
     private class ReadGuard(val readable: (Int) -> Boolean, val violation: (StateKey<*>) -> Throwable)
 
@@ -148,7 +175,7 @@ public class State private constructor(
     public companion object {
         internal fun initial(schema: StateSchema): State {
             val values = initialValues(schema)
-            return State(schema, values, LongArray(values.size))
+            return State(schema, values, IntArray(values.size))
         }
 
         /** The values of [schema]'s initial state: each key's default, or [Unset]. */
@@ -168,6 +195,24 @@ public class State private constructor(
         public fun fromArrays(schema: StateSchema, values: Array<Any?>, versions: LongArray): State {
             require(values.size == schema.keyCount && versions.size == values.size) {
                 "State arrays of size ${values.size}/${versions.size} do not match schema '${schema.name}' with ${schema.keyCount} keys."
+            }
+            return State(schema, values, versions)
+        }
+
+        /** Sets the version at key position [index] of a copy made by [copyVersions] (of a highest version). */
+        @InternalTrellisApi
+        @JvmStatic
+        public fun setVersion(versions: Any, index: Int, version: Long) {
+            if (versions is IntArray) versions[index] = version.toInt() else (versions as LongArray)[index] = version
+        }
+
+        /** Wraps [values] and [versions] (made by [copyVersions]) that the caller never changes again. For the merge. */
+        @InternalTrellisApi
+        @JvmStatic
+        public fun fromVersions(schema: StateSchema, values: Array<Any?>, versions: Any): State {
+            val count = if (versions is IntArray) versions.size else (versions as LongArray).size
+            require(values.size == schema.keyCount && count == values.size) {
+                "State arrays of size ${values.size}/$count do not match schema '${schema.name}' with ${schema.keyCount} keys."
             }
             return State(schema, values, versions)
         }

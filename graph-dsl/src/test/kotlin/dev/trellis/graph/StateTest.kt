@@ -179,4 +179,31 @@ class StateTest : FunSpec({
             "State schema 'frozen' is already used by a built graph; declare key 'late' before building any graph with it."
         schema.keys.map { it.name } shouldBe listOf("first")
     }
+
+    test("versions stay exact when they outgrow an int, and shrink back to the compact copy when they fit") {
+        @OptIn(InternalTrellisApi::class)
+        run {
+            val start = Shop.initialState().with(Shop.customer, "ada")
+            // Compact: a merge-style copy with versions that fit.
+            val small = start.copyVersions(highest = 7)
+            State.setVersion(small, Shop.total.index, 7)
+            val s1 = State.fromVersions(Shop, start.copyValues(), small)
+            s1.versionOf(Shop.total) shouldBe 7L
+            s1.versionOf(Shop.items) shouldBe 0L
+            // Beyond Int.MAX_VALUE the copy is wide, and every version (old and new) reads back exactly.
+            val big = Int.MAX_VALUE.toLong() + 5
+            val wide = s1.copyVersions(highest = big)
+            State.setVersion(wide, Shop.customer.index, big)
+            val s2 = State.fromVersions(Shop, s1.copyValues(), wide)
+            s2.versionOf(Shop.customer) shouldBe big
+            s2.versionOf(Shop.total) shouldBe 7L
+            s2.copyVersions()[Shop.customer.index] shouldBe big
+            // A restored state (long versions) that fit: the next copy is compact again, with the same versions.
+            val restored = State.fromArrays(Shop, s1.copyValues(), LongArray(Shop.keys.size) { 3L * it })
+            val back = restored.copyVersions(highest = 100)
+            (back is IntArray) shouldBe true
+            State.fromVersions(Shop, restored.copyValues(), back).copyVersions().toList() shouldBe
+                restored.copyVersions().toList()
+        }
+    }
 })

@@ -109,11 +109,13 @@ internal suspend inline fun Engine.driveFromNode(scope: CoroutineScope, handoff:
 }
 
 internal suspend inline fun Engine.startReady(scope: CoroutineScope) {
-    var queued = 0
+    // Counted in a field of the driver's, not a local captured by a lambda: in a node's coroutine, where this is
+    // inlined into a suspend lambda, such a local is a boxed `Ref` per call.
+    queuedByDriver = 0
     try {
-        startEach(scope) { queued++ }
+        startEach(scope)
     } finally {
-        if (queued > 0) {
+        if (queuedByDriver > 0) {
             val handoff = handoff!!
             if (handoff.needsRunner()) {
                 launchRunner(scope, handoff)
@@ -126,7 +128,7 @@ internal suspend inline fun Engine.startReady(scope: CoroutineScope) {
     }
 }
 
-internal suspend inline fun Engine.startEach(scope: CoroutineScope, onQueued: () -> Unit) {
+internal suspend inline fun Engine.startEach(scope: CoroutineScope) {
     while (!position.halted && position.readyCount > 0 && position.runningCount < config.maxConcurrency) {
         if (drainWanted) {
             drained = true
@@ -158,7 +160,7 @@ internal suspend inline fun Engine.startEach(scope: CoroutineScope, onQueued: ()
             if (checkpointer == null) complete(execution) else completeStep(execution)
         } else {
             enqueue(scope, execution)
-            onQueued()
+            queuedByDriver++
         }
     }
 }

@@ -74,7 +74,16 @@ internal class Engine(
     val topology: Topology = graph.topology
     private val size = topology.size
     val config = graph.config
-    val position = Position(size, topology.keys.size, topology.channels)
+
+    /** What the runtime keeps across the runs of this graph (start costs, a spare [Position]). */
+    private val graphRuntime = StartCosts.runtimeOf(topology)
+
+    /**
+     * The scheduler's position; a new run takes the one the last run of its graph left ([GraphRuntime]) — a run of its
+     * own without checkpoints leaves its position when it returns ([execute]).
+     */
+    val position = (if (restored == null) graphRuntime.takePosition() else null)
+        ?: Position(size, topology.keys.size, topology.channels)
     val outbox = Outbox(events)
     val recorder = RunRecorder(topology, options.executionHistoryLimit)
 
@@ -168,7 +177,7 @@ internal class Engine(
     val readBack: ReadBack? = if (checkpointer != null) ReadBack(topology.keys) else null
 
     /** How long each node took to start in earlier runs of this graph ([StartCosts]); read by the workers. */
-    val startCosts = StartCosts.of(topology)
+    val startCosts = graphRuntime.costs
 
     /** The interceptors of each node, or null when the run has none (`Interceptors.kt`). */
     val interceptors: Array<Array<NodeInterceptor>?>? = interceptorTable(graph, options)
@@ -184,6 +193,9 @@ internal class Engine(
 
     /** Made by the loop when it queues the first execution; until then only the loop drives the scheduler. */
     var handoff: Handoff? = null
+
+    /** How many executions the driver queued in its current [startReady] (the driver's alone). */
+    var queuedByDriver = 0
 
     /** Node coroutines are children of the loop's scope on [childContext], combined once per run. */
     var childScope: CoroutineScope? = null
@@ -237,7 +249,10 @@ internal class Engine(
         checkpointer?.open(fresh)
         val unregister = options.control?.register { drainRequested = true }
         try {
-            return run(onCancelled)
+            val result = run(onCancelled)
+            // Nothing reads the position of a run of its own once it returned (a child run's is read by its parent).
+            if (nesting == null && checkpointer == null) graphRuntime.givePosition(position)
+            return result
         } finally {
             releaseLease()
             // Only now may the control count the run as ended: a shutdown hook waiting for it lets the JVM exit.

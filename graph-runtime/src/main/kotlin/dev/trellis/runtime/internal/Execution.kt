@@ -27,14 +27,20 @@ import kotlin.time.toJavaDuration
  */
 internal open class Execution(
     val engine: Engine,
-    val node: Node,
     val index: Int,
     val number: Int,
     /** The state at the start of the current attempt; the body sees it through its node's read slice, [state]. */
     var snapshot: State,
-    /** The map task this execution is, or -1 for a node's own execution. */
-    @JvmField val task: Int = -1,
 ) : AttemptScope, CompositeScope {
+    // An execution is allocated per step: what can be read elsewhere is not a field (the node is the topology's, the
+    // task index is a map task's own, an error is rare).
+
+    /** The node this is an execution of. */
+    val node: Node get() = engine.topology.nodes[index]
+
+    /** The map task this execution is, or -1 for a node's own execution. */
+    open val task: Int get() = -1
+
     /**
      * Where the execution is (`docs/semantics.md` §11): the node's path, or a map task's (`summarize[3]`). Made when
      * asked for (events, interrupts), not per execution: a run without events never needs it.
@@ -47,7 +53,13 @@ internal open class Execution(
     override var attempt: Int = 1
 
     var status: Status = Status.EXECUTING
-    var error: Throwable? = null
+
+    /** Why the execution failed, or a slice violation during an attempt; kept with the rare fields. */
+    var error: Throwable?
+        get() = extras?.error
+        set(value) {
+            if (value != null || extras != null) extras().error = value
+        }
 
     /** While the execution runs, the time it started (see [Engine.nanoTime]); then how long it ran. */
     var durationNanos: Long = 0
@@ -221,10 +233,13 @@ internal open class Execution(
             extras().nestedInterrupts = value
         }
 
-    /** What few executions have (charges, an interrupt, child runs), made by the first that needs it. */
+    /** What few executions have (an error, charges, an interrupt, child runs), made by the first that needs it. */
     private var extras: ExecutionExtras? = null
 
-    private fun extras(): ExecutionExtras = extras ?: ExecutionExtras().also { extras = it }
+    // Made under the execution's lock: a map node's tasks charge it from their own threads while it may fail.
+    private fun extras(): ExecutionExtras = extras ?: synchronized(this) {
+        extras ?: ExecutionExtras().also { extras = it }
+    }
 
     override suspend fun runSubgraph(spec: Composite.Subgraph) {
         engine.runSubgraph(this, this, spec)
@@ -363,6 +378,7 @@ private val JOB: AtomicReferenceFieldUpdater<Execution, Job> =
 
 /** The fields of an [Execution] that few executions set, kept apart so that an execution stays small. */
 private class ExecutionExtras {
+    var error: Throwable? = null
     var charges: Charges? = null
     var interruptPayload: String? = null
     var childCompensable: java.util.TreeMap<Int, MutableList<Compensable>>? = null

@@ -15,8 +15,8 @@ import dev.trellis.graph.NodeScope
  */
 internal abstract class TaskExecution(
     final override val owner: Execution,
-    task: Int,
-) : Execution(owner.engine, owner.node, owner.index, owner.number, owner.snapshot, task) {
+    final override val task: Int,
+) : Execution(owner.engine, owner.index, owner.number, owner.snapshot) {
     /** Runs one attempt of the task, writing through [scope]. */
     protected abstract suspend fun runTask(scope: NodeScope)
 

@@ -55,7 +55,7 @@ internal fun merge(
             }
         }
     }
-    val versions = current.copyVersions()
-    for (i in 0 until count) versions[execution.writeKeyAt(i)] = version + i + 1
-    return State.fromArrays(schema, values, versions)
+    val versions = current.copyVersions(highest = version + count)
+    for (i in 0 until count) State.setVersion(versions, execution.writeKeyAt(i), version + i + 1)
+    return State.fromVersions(schema, values, versions)
 }

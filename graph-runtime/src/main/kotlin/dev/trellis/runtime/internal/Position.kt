@@ -8,7 +8,9 @@ import dev.trellis.graph.InputChannels
  * the drive right; plain arrays so that it can be checkpointed.
  */
 internal class Position(private val size: Int, keyCount: Int, private val channels: InputChannels) {
-    val counts = IntArray(size)
+    /** The executions of each node so far; a new array per run ([reuse]): the run's result keeps it. */
+    var counts = IntArray(size)
+        private set
     val running = arrayOfNulls<Execution>(size)
     var runningCount = 0
         private set
@@ -149,6 +151,29 @@ internal class Position(private val size: Int, keyCount: Int, private val channe
         val w = i ushr 6
         val bit = 1L shl (i and 63)
         active[w] = if (on) active[w] or bit else active[w] and bit.inv()
+    }
+
+    /**
+     * Makes this position, whose run ended, the position of a new run of the same graph, as if it were new: a run's
+     * position is some arrays per node and channel, most of which its result does not keep ([GraphRuntime]).
+     */
+    fun reuse() {
+        counts = IntArray(size)
+        running.fill(null)
+        runningCount = 0
+        totalExecutions = 0
+        failed = false
+        halted = false
+        version = 0L
+        meters = null
+        lastWriter.fill(null)
+        active.fill(0L)
+        isReady.fill(false)
+        readyHead = 0
+        readyCount = 0
+        tokens.fill(0)
+        held.fill(0)
+        triggeredCount = 0
     }
 
     /** Drops a node polled from the ready queue that will not start after all. */

@@ -18,7 +18,9 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
     private val lastExecution = arrayOfNulls<Execution>(size)
     private val attempts = IntArray(size)
     private val nanos = LongArray(size)
-    private val history = ArrayDeque<Execution>()
+
+    // Sized for one execution per node (a chain's), so that a run of a few nodes never regrows it.
+    private val history = ArrayDeque<Execution>(minOf(historyLimit, size))
     private var dropped = 0L
 
     /** The status of each node's last execution (what a checkpoint saves), PENDING for nodes that never ran. */

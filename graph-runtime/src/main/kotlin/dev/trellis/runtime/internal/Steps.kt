@@ -14,7 +14,7 @@ import java.time.Instant
 
 internal fun Engine.begin(index: Int): Execution {
     val number = position.begin(index)
-    val execution = Execution(this, topology.nodes[index], index, number, currentState)
+    val execution = Execution(this, index, number, currentState)
     position.running[index] = execution
     recorder.begun(execution)
     outbox.post { seq -> RunEvent.NodeStarted(runId, seq, now(), execution.node.id, number, execution.path) }
