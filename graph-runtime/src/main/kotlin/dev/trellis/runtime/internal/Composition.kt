@@ -55,6 +55,21 @@ internal class Nesting(private val path: String, val key: String, val parent: En
 internal class ChildPlan(val graph: Graph, options: RunOptions) {
     val interceptors: Array<Array<dev.trellis.graph.NodeInterceptor>?>? = interceptorTable(graph, options)
     val taskInterceptors: Array<Array<dev.trellis.graph.NodeInterceptor>?>? = taskInterceptorTable(interceptors)
+
+    /** The position a child run that ended gave back, for the next one (child runs at once each take their own). */
+    private val spare = AtomicReference<Position?>()
+
+    /** A position for a new child run of [graph]: the spare one, reset, or a new one. */
+    fun takePosition(): Position {
+        val topology = graph.topology
+        return spare.getAndSet(null)?.also { it.reset() }
+            ?: Position(topology.size, topology.keys.size, topology.channels)
+    }
+
+    /** Gives back the position of a child run that ended: nothing of it is read any more but the result's counts. */
+    fun givePosition(position: Position) {
+        spare.lazySet(position)
+    }
 }
 
 /** The key of [execution]'s child runs and tasks in checkpoints: `research#2` (node id, execution number). */
@@ -105,6 +120,9 @@ internal suspend inline fun Engine.runChild(
     }
     // Its charges count toward this run's meters through the execution that ran it (`docs/semantics.md` §13.4).
     child.position.meters?.let { execution.chargeAll(it.totals) }
+    // The child run ended (its nodes with it): the next child run of its graph may take its position (not when it
+    // saved checkpoints, which read positions: `docs/persistence.md`).
+    if (child.checkpointer == null) nesting.plan.givePosition(child.position)
     childResultsMap()[path] = result
     when (result.status) {
         Status.COMPLETED -> return result

@@ -75,7 +75,9 @@ internal class Engine(
     val topology: Topology = graph.topology
     private val size = topology.size
     val config = graph.config
-    val position = Position(size, topology.keys.size, topology.channels)
+
+    /** The run's position; a child run's is the last ended child run's of its graph when there is one ([ChildPlan]). */
+    val position = nesting?.plan?.takePosition() ?: Position(size, topology.keys.size, topology.channels)
     val outbox = Outbox(events)
     val recorder = RunRecorder(topology, options.executionHistoryLimit)
 

@@ -8,7 +8,9 @@ import dev.trellis.graph.InputChannels
  * the drive right; plain arrays so that it can be checkpointed.
  */
 internal class Position(private val size: Int, keyCount: Int, private val channels: InputChannels) {
-    val counts = IntArray(size)
+    /** Executions begun per node; a run's result keeps this array (a reused position gets a new one: [reset]). */
+    var counts = IntArray(size)
+        private set
     val running = arrayOfNulls<Execution>(size)
     var runningCount = 0
         private set
@@ -116,6 +118,29 @@ internal class Position(private val size: Int, keyCount: Int, private val channe
             triggeredCount--
         }
         return true
+    }
+
+    /**
+     * Makes this the position of a new run of the same graph, as a fresh one: a child run's position is reused by the
+     * next child run of its graph (`Composition.kt`). The counts are a new array: the last run's result keeps its own.
+     */
+    fun reset() {
+        counts = IntArray(size)
+        running.fill(null)
+        runningCount = 0
+        totalExecutions = 0
+        failed = false
+        halted = false
+        version = 0L
+        meters = null
+        lastWriter.fill(null)
+        active.fill(0L)
+        isReady.fill(false)
+        readyHead = 0
+        readyCount = 0
+        tokens.fill(0)
+        held.fill(0)
+        triggeredCount = 0
     }
 
     /** The number of nodes holding a trigger. */
