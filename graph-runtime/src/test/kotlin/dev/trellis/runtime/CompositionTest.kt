@@ -261,6 +261,36 @@ class CompositionTest {
     }
 
     @Test
+    fun `a subgraph node in a loop starts each child run afresh, and the last child result counts its own run`(): Unit =
+        runBlocking {
+            val parent = graph("parent", Plan) {
+                val research = subgraph("research", research) {
+                    input(Plan.topic, Research.question)
+                    output { child -> set(Plan.findings, listOf(child[Research.answer])) }
+                }
+                val next = node("next") {
+                    update(Plan.rounds) { it + 1 }
+                    set(Plan.topic, "t${get(Plan.rounds)}")
+                }
+                start(research)
+                research then next
+                next.route(research, END) { if (it[Plan.rounds] < 3) research else END }
+            }
+            val first = parent.record(stateOf(Plan.topic to "t0"))
+            first.result.state[Plan.findings] shouldContainExactly
+                listOf("docs:t0+web:t0", "docs:t1+web:t1", "docs:t2+web:t2")
+            first.result.node("research").executions shouldBe 3
+            // Each child run (the last one's result here) ran its three nodes once, whatever ran before it.
+            val child = first.result.child("research")
+            child.nodes.values.map { it.executions } shouldContainExactly listOf(1, 1, 1)
+            child.executions.map { it.nodeId }.toSet() shouldBe setOf("web", "docs", "summarize")
+            child.executions.size shouldBe 3
+            // A second run of the same graph gives the same answers (nothing carried over from the first's children).
+            parent.record(stateOf(Plan.topic to "t0")).result.state[Plan.findings] shouldContainExactly
+                first.result.state[Plan.findings]
+        }
+
+    @Test
     fun `a map inside a loop runs its tasks on every execution`(): Unit = runBlocking {
         val parent = graph("parent", Plan) {
             val plan = node("plan") {

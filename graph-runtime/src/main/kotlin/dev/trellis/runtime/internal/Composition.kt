@@ -34,8 +34,11 @@ import java.util.concurrent.atomic.AtomicReference
  * `maxConcurrency` workers, their writes folded in task order).
  */
 
-/** Where a child run sits: its events' path [prefix] (`research/`), its checkpoint [key] and the [parent] run. */
-internal class Nesting(private val path: String, val key: String, val parent: Engine) {
+/**
+ * Where a child run sits: its events' path [prefix] (`research/`), its checkpoint [key], the [parent] run and what
+ * the parent's child runs of its graph share ([plan]).
+ */
+internal class Nesting(private val path: String, val key: String, val parent: Engine, val plan: ChildPlan) {
     private var prefixMade: String? = null
 
     /**
@@ -43,6 +46,17 @@ internal class Nesting(private val path: String, val key: String, val parent: En
      * strings).
      */
     val prefix: String get() = prefixMade ?: "$path/".also { prefixMade = it }
+}
+
+/**
+ * What every child run of [graph] in one parent run shares, made by the first one ([Engine.childPlanOf]): the
+ * interceptor tables of a run with the parent's child [options] (the same options for all of them) and the child
+ * graph's [GraphRuntime] (start costs, a spare position), looked up once instead of per child run.
+ */
+internal class ChildPlan(val graph: Graph, options: RunOptions) {
+    val interceptors: Array<Array<dev.trellis.graph.NodeInterceptor>?>? = interceptorTable(graph, options)
+    val taskInterceptors: Array<Array<dev.trellis.graph.NodeInterceptor>?>? = taskInterceptorTable(interceptors)
+    val runtime: GraphRuntime = StartCosts.runtimeOf(graph.topology)
 }
 
 /** The key of [execution]'s child runs and tasks in checkpoints: `research#2` (node id, execution number). */
@@ -76,7 +90,7 @@ internal suspend inline fun Engine.runChild(
     path: String,
     input: () -> State,
 ): RunResult {
-    val nesting = Nesting(path, key, this)
+    val nesting = Nesting(path, key, this, childPlanOf(graph))
     val restored = restoredChildren.remove(key)?.let { restoreChild(graph, key, it) }
     val answers = if (answers.isEmpty) emptyMap() else answers.takeUnder(nesting.prefix)
     val child = if (restored != null && restored.data.status != Status.FAILED.name) {
@@ -93,6 +107,9 @@ internal suspend inline fun Engine.runChild(
     }
     // Its charges count toward this run's meters through the execution that ran it (`docs/semantics.md` §13.4).
     child.position.meters?.let { execution.chargeAll(it.totals) }
+    // The child run ended (its nodes with it): the next child run of its graph may take its position (not when it
+    // saved checkpoints, which read positions: `docs/persistence.md`).
+    if (child.checkpointer == null) nesting.plan.runtime.givePosition(child.position)
     childResultsMap()[path] = result
     when (result.status) {
         Status.COMPLETED -> return result

@@ -25,6 +25,7 @@ import kotlinx.coroutines.withTimeoutOrNull
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
+import java.util.concurrent.atomic.AtomicLongArray
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.time.TimeMark
 import kotlin.time.TimeSource
@@ -75,12 +76,16 @@ internal class Engine(
     private val size = topology.size
     val config = graph.config
 
-    /** What the runtime keeps across the runs of this graph (start costs, a spare [Position]). */
-    private val graphRuntime = StartCosts.runtimeOf(topology)
+    /**
+     * What the runtime keeps across the runs of this graph (start costs, a spare [Position]); a child run's comes from
+     * its parent's plan for that child graph, looked up once per parent run ([ChildPlan]).
+     */
+    private val graphRuntime = nesting?.plan?.runtime ?: StartCosts.runtimeOf(topology)
 
     /**
-     * The scheduler's position; a new run takes the one the last run of its graph left ([GraphRuntime]) — a run of its
-     * own without checkpoints leaves its position when it returns ([execute]).
+     * The scheduler's position; a new run takes the one the last run of its graph left ([GraphRuntime]): a run of its
+     * own without checkpoints leaves its position when it returns ([execute]), a child run when its parent has read it
+     * (`Composition.kt`).
      */
     val position = (if (restored == null) graphRuntime.takePosition() else null)
         ?: Position(size, topology.keys.size, topology.channels)
@@ -119,26 +124,42 @@ internal class Engine(
     /** The answers to pending interrupts by path; a child run gets those under its path. */
     val answers = Answers.of(answers)
 
-    /** The paths of a child run's nodes, made as asked for ([pathOf]); null in a run of its own. */
-    private val nestedPaths: Array<String?>? = if (nesting == null) null else arrayOfNulls(size)
+    /**
+     * The paths of a child run's nodes, made as asked for ([pathOf]); null in a run of its own, and in a child run
+     * until a path is first asked for (a child run without events or interrupts never asks).
+     */
+    private var nestedPaths: Array<String?>? = null
 
     /**
      * The path of node [index] (`docs/semantics.md` §11): its id, after the path of the child run it is in. A child
      * run's are made when first asked for (events, interrupts), by whichever thread asks (a race makes equal strings).
      */
     fun pathOf(index: Int): String {
-        val paths = nestedPaths ?: return topology.nodes[index].id
-        return paths[index] ?: (nesting!!.prefix + topology.nodes[index].id).also { paths[index] = it }
+        val nesting = nesting ?: return topology.nodes[index].id
+        val paths = nestedPaths ?: arrayOfNulls<String>(size).also { nestedPaths = it }
+        return paths[index] ?: (nesting.prefix + topology.nodes[index].id).also { paths[index] = it }
     }
 
     /** The child runs and map tasks restored with the run, by key (`research#2`, `summarize#1[3]`). */
     val restoredChildren: MutableMap<String, dev.trellis.runtime.internal.checkpoint.ChildData> =
         restored?.children?.takeIf { it.isNotEmpty() }?.let { HashMap(it) } ?: java.util.Collections.emptyMap()
 
-    /** The options of this run's child runs (`Composition.kt`), made by the first one (a race makes equal ones). */
+    /**
+     * The options of this run's child runs (`Composition.kt`), made by the first one (a race makes equal ones); a child
+     * run's own options are already those of its child runs (the same run id, no control, no budget).
+     */
     val childOptions: RunOptions
-        get() = childOptionsMade ?: childOptionsOf(options, runId).also { childOptionsMade = it }
+        get() = childOptionsMade ?: (if (nesting != null) options else childOptionsOf(options, runId))
+            .also { childOptionsMade = it }
     private var childOptionsMade: RunOptions? = null
+
+    /** What the child runs of one child graph share ([ChildPlan]): the last child graph's, made by its first run. */
+    @Volatile
+    private var childPlan: ChildPlan? = null
+
+    /** The [ChildPlan] of the child runs of [child] (a race makes equal ones). */
+    fun childPlanOf(child: Graph): ChildPlan =
+        childPlan?.takeIf { it.graph === child } ?: ChildPlan(child, childOptions).also { childPlan = it }
 
     /**
      * The results of the last child run of each subgraph node and map task, by path, for the [RunResult]; null until
@@ -177,13 +198,20 @@ internal class Engine(
     val readBack: ReadBack? = if (checkpointer != null) ReadBack(topology.keys) else null
 
     /** How long each node took to start in earlier runs of this graph ([StartCosts]); read by the workers. */
-    val startCosts = graphRuntime.costs
+    val startCosts: AtomicLongArray get() = graphRuntime.costs
 
     /** The interceptors of each node, or null when the run has none (`Interceptors.kt`). */
-    val interceptors: Array<Array<NodeInterceptor>?>? = interceptorTable(graph, options)
+    val interceptors: Array<Array<NodeInterceptor>?>?
 
     /** The interceptors that also wrap map tasks, by node, or null when none does (`Interceptors.kt`). */
-    val taskInterceptors: Array<Array<NodeInterceptor>?>? = taskInterceptorTable(interceptors)
+    val taskInterceptors: Array<Array<NodeInterceptor>?>?
+
+    init {
+        // A child run's tables are its parent's for that child graph: the same options, made once per parent run.
+        val plan = nesting?.plan
+        interceptors = if (plan != null) plan.interceptors else interceptorTable(graph, options)
+        taskInterceptors = if (plan != null) plan.taskInterceptors else taskInterceptorTable(interceptors)
+    }
 
     /** The completed executions to compensate should the run fail (`Saga.kt`); null while there are none. */
     var saga: Saga? = null
@@ -225,6 +253,16 @@ internal class Engine(
      * its virtual time and a clock of that virtual time (`docs/testing.md`).
      */
     private fun resolveTime(caller: ContinuationInterceptor?) {
+        val parent = nesting?.parent
+        if (parent != null) {
+            // A child run reads its parent's time: the same options, and a caller inside the parent's run.
+            childContext = parent.childContext
+            monotonic = parent.monotonic
+            if (!monotonic) origin = parent.origin
+            clock = parent.clock
+            virtualTime = parent.virtualTime
+            return
+        }
         val test = TestSchedulers.testDispatcher(options.dispatcher ?: caller)
         childContext = options.dispatcher ?: test ?: Dispatchers.Default
         val timeSource = if (test != null &&
@@ -242,7 +280,7 @@ internal class Engine(
 
     /** Runs to the end and returns the result; a cancelled caller gets its [CancellationException] rethrown. */
     suspend fun execute(onCancelled: (RunResult) -> Unit = {}): RunResult {
-        resolveTime(currentCoroutineContext()[ContinuationInterceptor])
+        resolveTime(if (nesting == null) currentCoroutineContext()[ContinuationInterceptor] else null)
         startNanos = nanoTime()
         // A new run's state (its input, a fork's edit) is checked before anything is claimed or run.
         if (fresh) readBack?.requireReadable(currentState)

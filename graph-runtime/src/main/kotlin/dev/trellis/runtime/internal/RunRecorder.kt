@@ -95,7 +95,8 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
                         ?: listOf(Interrupt(it.node.id, it.interruptPayload ?: "", it.path))
                 }
             },
-            if (children.isEmpty()) emptyMap() else LinkedHashMap(children),
+            // A view, not a copy: nothing adds a child result once the run ended (its child runs ended before it).
+            if (children.isEmpty()) emptyMap() else java.util.Collections.unmodifiableMap(children),
             meters,
             compensations,
         )
