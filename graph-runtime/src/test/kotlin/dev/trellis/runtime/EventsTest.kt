@@ -189,4 +189,73 @@ class EventsTest {
         run.events.map { it.runId }.distinct() shouldBe listOf("run-42")
         run.result.runId shouldBe "run-42"
     }
+
+    /** A clock that moves 1 ms forward at every reading: two readings never give the same instant. */
+    private class TickingClock : Clock() {
+        private var millis = 0L
+
+        override fun instant(): Instant = Instant.ofEpochMilli(++millis)
+
+        override fun getZone(): ZoneOffset = ZoneOffset.UTC
+
+        override fun withZone(zone: java.time.ZoneId?): Clock = this
+    }
+
+    private fun chain() = graph("stamps", S) {
+        val a = node("a") { }
+        val b = node("b") { }
+        val c = node("c") { delay(1_000) }
+        val d = node("d") { }
+        start(a)
+        a then b
+        b then c
+        c then d
+    }
+
+    @Test
+    fun `a node begun right after a completion shares its timestamp, with one reading of the clock`() = runTest {
+        val base = virtualTime()
+        val run = chain().record(
+            options = RunOptions(dispatcher = base.dispatcher, timeSource = base.timeSource, clock = TickingClock()),
+        )
+        val completed = run.all<RunEvent.NodeCompleted>().associate { it.nodeId to it.timestamp }
+        val started = run.all<RunEvent.NodeStarted>().associate { it.nodeId to it.timestamp }
+        // In virtual time no time passes between a completion and the begin of the node it made ready.
+        started.getValue("b") shouldBe completed.getValue("a")
+        started.getValue("c") shouldBe completed.getValue("b")
+        started.getValue("d") shouldBe completed.getValue("c")
+        // Every other event read the ticking clock itself: no two of them share an instant.
+        val others = run.events.filter { it !is RunEvent.EdgeTaken && (it !is RunEvent.NodeStarted || it.nodeId == "a") }
+        others.map { it.timestamp }.distinct().size shouldBe others.size
+    }
+
+    @Test
+    fun `a node begun after a wait reads the clock anew`() = runTest {
+        val base = virtualTime()
+        val inner = dev.trellis.checkpoint.InMemoryCheckpointStore()
+        // Each checkpoint write takes a virtual second: the driver begins the next node a second after the completion.
+        val slow = object : dev.trellis.checkpoint.CheckpointStore by inner {
+            override suspend fun append(
+                lease: dev.trellis.checkpoint.Lease,
+                record: dev.trellis.checkpoint.CheckpointRecord,
+            ) {
+                delay(1_000)
+                inner.append(lease, record)
+            }
+        }
+        val run = chain().record(
+            options = RunOptions(
+                dispatcher = base.dispatcher,
+                timeSource = base.timeSource,
+                clock = TickingClock(),
+                checkpointing = Checkpointing(slow),
+            ),
+        )
+        val completed = run.all<RunEvent.NodeCompleted>().associate { it.nodeId to it.timestamp }
+        val started = run.all<RunEvent.NodeStarted>().associate { it.nodeId to it.timestamp }
+        for ((before, next) in listOf("a" to "b", "b" to "c", "c" to "d")) {
+            started.getValue(next) shouldNotBe completed.getValue(before)
+            (started.getValue(next) > completed.getValue(before)) shouldBe true
+        }
+    }
 }

@@ -20,7 +20,13 @@ internal class McpConnection private constructor(
     val client: McpAsyncClient,
     private val process: ProcessHandle?,
     val stderr: ServerErrors,
+    /** How long a tool call may wait for its answer (the client's own timeout is the longer initialization one). */
+    val requestTimeout: Duration,
 ) {
+    /** Calls tool [request], failing with a `TimeoutException` when the server has not answered in [requestTimeout]. */
+    fun callTool(request: McpSchema.CallToolRequest): McpSchema.CallToolResult =
+        await(client.callTool(request).timeout(requestTimeout))
+
     /** The value of [mono]; fails with [McpServerExited] as soon as the server process ends without answering. */
     fun <T : Any> await(mono: Mono<T>): T {
         val answer = mono.toFuture()
@@ -81,9 +87,12 @@ internal class McpConnection private constructor(
         ): McpConnection {
             val transport = SerializedStdioTransport(parameters, json)
             transport.setStdErrorHandler(stderr::add)
+            // The SDK sends `initialize` as a request under the request timeout: a server that takes longer to start
+            // than one call may take would fail to start. The client's timeout is the longer of the two, and a tool
+            // call is held to the request timeout by [callTool].
             val client =
                 McpClient.async(transport)
-                    .requestTimeout(requestTimeout)
+                    .requestTimeout(maxOf(requestTimeout, initializationTimeout))
                     .initializationTimeout(initializationTimeout)
                     .clientInfo(McpSchema.Implementation("trellis", "1"))
                     .build()
@@ -99,7 +108,7 @@ internal class McpConnection private constructor(
                 }
                 process = started ?: children().firstOrNull { it.pid() !in before }
             }
-            val connection = McpConnection(client, process, stderr)
+            val connection = McpConnection(client, process, stderr, requestTimeout)
             try {
                 connection.await(Mono.fromFuture(initialized))
             } catch (e: Exception) {

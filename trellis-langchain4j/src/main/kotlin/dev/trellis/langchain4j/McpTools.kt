@@ -54,7 +54,7 @@ public class McpTools private constructor(
         val request = McpSchema.CallToolRequest(json, name, arguments.ifBlank { "{}" })
         val result =
             try {
-                connection.await(connection.client.callTool(request))
+                connection.callTool(request)
             } catch (e: McpServerExited) {
                 throw McpToolException(
                     "MCP server '$server' ended (process ${e.pid}) before it answered the call of tool '$name'" +

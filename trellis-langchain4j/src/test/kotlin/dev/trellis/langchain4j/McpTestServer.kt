@@ -15,9 +15,11 @@ import java.util.concurrent.CountDownLatch
  * A small MCP server over stdio, built with the SDK's server API, that tests start as a child JVM ([serverCommand]).
  * Tools: `temperature(city, unit)`, `add(a, b)`, `lookup(city)` (an error result for any city but Paris) and
  * `crash()` (the process dies). Each call is appended to the file named by `TRELLIS_MCP_LOG` (`name city` or `name`)
- * before it runs; `temperature` of the city named by `TRELLIS_MCP_HOLD` never answers.
+ * before it runs; `temperature` of the city named by `TRELLIS_MCP_HOLD` never answers. With
+ * `TRELLIS_MCP_START_DELAY_MS`, the server waits that long before it reads its first message (a slow start).
  */
 fun main() {
+    System.getenv("TRELLIS_MCP_START_DELAY_MS")?.let { Thread.sleep(it.toLong()) }
     val json = McpJsonMapper.getDefault()
     val log = System.getenv("TRELLIS_MCP_LOG")?.let { File(it) }
     val hold = System.getenv("TRELLIS_MCP_HOLD")

@@ -141,6 +141,19 @@ class McpToolsTest {
     }
 
     @Test
+    fun `a server slower to start than the request timeout starts within the initialization timeout`(
+        @TempDir dir: Path,
+    ) {
+        val (command, args) = serverCommand()
+        McpTools.stdio(command, *args).env("TRELLIS_MCP_LOG", dir.resolve("calls.log").toString())
+            .env("TRELLIS_MCP_START_DELAY_MS", "2500").requestTimeout(JavaDuration.ofSeconds(1))
+            .initializationTimeout(JavaDuration.ofSeconds(120)).start().use { mcp ->
+                // The server answered `initialize` 2.5 s after it started: only the initialization timeout applied.
+                mcp.call("add", """{"a": 2, "b": 3}""") shouldBe "5"
+            }
+    }
+
+    @Test
     fun `a call the server does not answer within the request timeout fails naming the tool`(
         @TempDir dir: Path,
     ) {

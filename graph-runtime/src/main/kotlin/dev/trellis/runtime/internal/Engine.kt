@@ -247,6 +247,26 @@ internal class Engine(
 
     fun now(): Instant = Instant.now(clock)
 
+    /** The timestamp of the last `NodeCompleted` the driver posted, and when ([nanoTime]) it was read. */
+    private var lastCompletedAt: Instant? = null
+    private var lastCompletedNanos = 0L
+
+    /** Reads the clock for a `NodeCompleted` (and its `EdgeTaken`s), noting the reading for [startedAt]. */
+    fun completedAt(): Instant = now().also {
+        lastCompletedAt = it
+        lastCompletedNanos = nanoTime()
+    }
+
+    /**
+     * The timestamp of a `NodeStarted`: the last `NodeCompleted`'s when less than [SHARED_STAMP_NANOS] of the run's time
+     * passed since it was read (the driver begins the nodes a completion made ready right after it), else the clock's
+     * (`docs/semantics.md` §8). One reading of the clock serves both events; a node begun after a wait reads it anew.
+     */
+    fun startedAt(): Instant {
+        val last = lastCompletedAt ?: return now()
+        return if (nanoTime() - lastCompletedNanos < SHARED_STAMP_NANOS) last else now()
+    }
+
     /**
      * Resolves where nodes run and which time the run reads, from [RunOptions] and the [caller]'s dispatcher: under a
      * kotlinx-coroutines-test scheduler (`runTest`), options left at their defaults take the caller's test dispatcher,
@@ -422,3 +442,6 @@ internal class Engine(
         saga?.results?.toList() ?: emptyList(),
     )
 }
+
+/** How soon after a `NodeCompleted` a `NodeStarted` shares its timestamp ([Engine.startedAt]): 10 µs of run time. */
+internal const val SHARED_STAMP_NANOS: Long = 10_000

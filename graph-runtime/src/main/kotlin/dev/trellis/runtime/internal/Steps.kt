@@ -17,7 +17,7 @@ internal fun Engine.begin(index: Int): Execution {
     val execution = Execution(this, index, number, currentState)
     position.running[index] = execution
     recorder.begun(execution)
-    outbox.post { seq -> RunEvent.NodeStarted(runId, seq, now(), execution.node.id, number, execution.path) }
+    outbox.post { seq -> RunEvent.NodeStarted(runId, seq, startedAt(), execution.node.id, number, execution.path) }
     return execution
 }
 
@@ -121,7 +121,7 @@ private fun Engine.completed(execution: Execution) {
  */
 private fun Engine.sendCompleted(execution: Execution): Instant? {
     if (!outbox.enabled) return null
-    val at = now()
+    val at = completedAt()
     outbox.post { seq ->
         RunEvent.NodeCompleted(
             runId,
