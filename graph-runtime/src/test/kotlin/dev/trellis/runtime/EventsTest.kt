@@ -225,7 +225,8 @@ class EventsTest {
         started.getValue("c") shouldBe completed.getValue("b")
         started.getValue("d") shouldBe completed.getValue("c")
         // Every other event read the ticking clock itself: no two of them share an instant.
-        val others = run.events.filter { it !is RunEvent.EdgeTaken && (it !is RunEvent.NodeStarted || it.nodeId == "a") }
+        val others =
+            run.events.filter { it !is RunEvent.EdgeTaken && (it !is RunEvent.NodeStarted || it.nodeId == "a") }
         others.map { it.timestamp }.distinct().size shouldBe others.size
     }
 
