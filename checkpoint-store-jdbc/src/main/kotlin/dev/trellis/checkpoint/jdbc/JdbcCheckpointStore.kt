@@ -258,20 +258,19 @@ public class JdbcCheckpointStore(
         block,
     )
 
-    private suspend fun <T> read(action: String, runId: String?, block: (Connection) -> T): T {
-        try {
-            return engine.transaction(block)
-        } catch (e: SQLException) {
-            throw storeFailure(if (runId == null) action else "$action run '$runId'", e)
-        }
-    }
+    private suspend fun <T> read(action: String, runId: String?, block: (Connection) -> T): T =
+        reporting(action, runId) { engine.transaction(block) }
 
     /** [write] through [JdbcEngine.shortTransaction]: for an append, which waits for nothing. */
-    private suspend fun <T> shortWrite(action: String, runId: String, block: (Connection) -> T): T {
+    private suspend fun <T> shortWrite(action: String, runId: String, block: (Connection) -> T): T =
+        reporting(action, runId) { engine.shortTransaction(block) }
+
+    /** Runs [transaction], turning its [SQLException] into a [CheckpointStoreException] naming [action] and [runId]. */
+    private inline fun <T> reporting(action: String, runId: String?, transaction: () -> T): T {
         try {
-            return engine.shortTransaction(block)
+            return transaction()
         } catch (e: SQLException) {
-            throw storeFailure("$action run '$runId'", e)
+            throw storeFailure(if (runId == null) action else "$action run '$runId'", e)
         }
     }
 
