@@ -40,7 +40,26 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
     public constructor(maxRuns: Int) : this(Clock.systemUTC(), Duration.ofSeconds(30), maxRuns)
 
     private class Run(var row: RunRow) {
-        val checkpoints = TreeMap<Long, CheckpointRecord>()
+        /**
+         * The run's checkpoints in sequence order. An append is the next sequence, so it goes last; a prune leaves
+         * gaps, so a sequence is looked up by binary search.
+         */
+        val checkpoints = ArrayList<CheckpointRecord>()
+
+        operator fun get(sequence: Long): CheckpointRecord? {
+            var low = 0
+            var high = checkpoints.size - 1
+            while (low <= high) {
+                val mid = (low + high) ushr 1
+                val record = checkpoints[mid]
+                when {
+                    record.sequence < sequence -> low = mid + 1
+                    record.sequence > sequence -> high = mid - 1
+                    else -> return record
+                }
+            }
+            return null
+        }
     }
 
     private val mutex = Mutex()
@@ -75,8 +94,13 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
         }
     }
 
+    /** The run [touch] moved to the end of [recency] last: touching it again changes nothing. */
+    private var lastTouched: Run? = null
+
     private fun touch(runId: String, run: Run) {
+        if (run === lastTouched) return
         recency[runId] = run
+        lastTouched = run
     }
 
     /** Forgets runs until at most [maxRuns] are left, or only runs with a live lease are (see Retention). */
@@ -84,7 +108,7 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
         val now = StoreRules.now(clock)
         while (runs.size > maxRuns) {
             val victim = oldest(now) { it == "COMPLETED" || it == "FAILED" } ?: oldest(now) { true } ?: return
-            runs.remove(victim)
+            if (runs.remove(victim) === lastTouched) lastTouched = null
             recency.remove(victim)
         }
     }
@@ -132,8 +156,8 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
             val run = runs[lease.runId]
             StoreRules.checkWritable(lease, run?.row)
             val row = run!!.row
-            StoreRules.checkNext(record, row) { it in run.checkpoints }
-            run.checkpoints[record.sequence] = record
+            StoreRules.checkNext(record, row) { run[it] != null }
+            run.checkpoints += record
             touch(lease.runId, run)
             run.row = RunRow(
                 row.runId,
@@ -149,17 +173,17 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
 
     override suspend fun latest(runId: String): CheckpointRecord? {
         StoreRules.requireRunId(runId)
-        return mutex.withLock { runs[runId]?.checkpoints?.lastEntry()?.value }
+        return mutex.withLock { runs[runId]?.checkpoints?.lastOrNull() }
     }
 
     override suspend fun get(runId: String, sequence: Long): CheckpointRecord? {
         StoreRules.requireRunId(runId)
-        return mutex.withLock { runs[runId]?.checkpoints?.get(sequence) }
+        return mutex.withLock { runs[runId]?.get(sequence) }
     }
 
     override suspend fun history(runId: String): List<CheckpointRecord> {
         StoreRules.requireRunId(runId)
-        return mutex.withLock { runs[runId]?.checkpoints?.values?.toList() ?: emptyList() }
+        return mutex.withLock { runs[runId]?.checkpoints?.toList() ?: emptyList() }
     }
 
     override suspend fun runs(): List<RunInfo> = mutex.withLock { runs.values.map { it.row.toInfo() } }
@@ -169,9 +193,9 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
         StoreRules.requireKeepLatest(keepLatest)
         return mutex.withLock {
             val run = runs[runId] ?: return@withLock 0
-            val entries = run.checkpoints.values.map { PruneEntry(it.sequence, it.parentSequence, it.kind) }
+            val entries = run.checkpoints.map { PruneEntry(it.sequence, it.parentSequence, it.kind) }
             val doomed = StoreRules.prunable(entries, keepLatest)
-            doomed.forEach { run.checkpoints.remove(it) }
+            run.checkpoints.removeIf { it.sequence in doomed }
             doomed.size
         }
     }
@@ -179,7 +203,7 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
     override suspend fun delete(runId: String) {
         StoreRules.requireRunId(runId)
         mutex.withLock {
-            runs.remove(runId)
+            if (runs.remove(runId) === lastTouched) lastTouched = null
             recency.remove(runId)
         }
     }

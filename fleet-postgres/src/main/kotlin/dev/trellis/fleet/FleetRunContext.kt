@@ -34,10 +34,16 @@ public class FleetRunContext internal constructor(
     /** The worker executing it. */
     public val workerId: String,
     private val runsTable: String,
+    /** Cancels the run this claim runs, as lost: called when [checkHeld] finds the claim no longer current. */
+    private val lost: () -> Unit = {},
 ) : AbstractCoroutineContextElement(Key) {
     /**
      * Locks the run's queue row for the rest of [connection]'s transaction and checks that this claim still holds it.
      * Call it inside a transaction (auto-commit off), before the side effect.
+     *
+     * When the claim is no longer current, the worker cancels the run here, as its heartbeat would once it noticed:
+     * the run ends as a lost claim — nothing of it is recorded as failed, and the claim that took it over goes on —
+     * and the node's [LeaseLostException] is the cause of that cancellation, not a node failure.
      *
      * @throws LeaseLostException when another worker claimed the run since, or the run ended.
      */
@@ -51,7 +57,10 @@ public class FleetRunContext internal constructor(
             it.setString(3, workerId)
             it.executeQuery().use { rs -> rs.next() }
         }
-        if (!held) throw LeaseLostException(runId, attempt, workerId)
+        if (!held) {
+            lost()
+            throw LeaseLostException(runId, attempt, workerId)
+        }
     }
 
     override fun toString(): String = "FleetRunContext($runId, attempt=$attempt, worker=$workerId)"

@@ -42,6 +42,7 @@ import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.Executors
 import java.util.concurrent.ScheduledExecutorService
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicBoolean
 import javax.sql.DataSource
 
 /**
@@ -98,6 +99,9 @@ public class FleetWorker @JvmOverloads constructor(
 
         @Volatile
         var finishing = false
+
+        /** Whether the claim was reported lost ([FleetObserver.lost]): once per claim. */
+        val lost = AtomicBoolean()
     }
 
     private val registered = LinkedHashMap<String, Registration>()
@@ -250,21 +254,25 @@ public class FleetWorker @JvmOverloads constructor(
         entry.job = scope.launch(start = CoroutineStart.LAZY) {
             var outcome: Outcome? = null
             try {
-                outcome = execute(claim)
+                outcome = execute(claim, entry)
             } finally {
                 // The store lease is released with the recorded end, in one transaction; alone when nothing is recorded.
                 val release = fleetStore.takeRelease(claim.runId)
                 val ended = outcome
-                withContext(NonCancellable + Dispatchers.IO) {
-                    if (ended != null) {
-                        entry.finishing = true
-                        record(claim, ended, release)
-                    } else if (release != null) {
-                        releaseAlone(release)
+                try {
+                    withContext(NonCancellable + Dispatchers.IO) {
+                        if (ended != null) {
+                            entry.finishing = true
+                            record(claim, entry, ended, release)
+                        } else if (release != null) {
+                            releaseAlone(release)
+                        }
                     }
+                } finally {
+                    // Also when the run was cancelled (a lost claim): withContext then throws on its way back.
+                    active.remove(claim.runId, entry)
+                    wake.offer(true)
                 }
-                active.remove(claim.runId, entry)
-                wake.offer(true)
             }
         }
         active[claim.runId] = entry
@@ -272,7 +280,7 @@ public class FleetWorker @JvmOverloads constructor(
     }
 
     /** Runs or resumes the claimed run; null when the claim was lost (nothing to record). */
-    private suspend fun execute(claim: Claim): Outcome? {
+    private suspend fun execute(claim: Claim, entry: Active): Outcome? {
         val registration = runnable.getValue(claim.graphKey)
         val graph = registration.graph
         val checkpointing = Checkpointing(store, owner = id, migrations = registration.migrations)
@@ -283,7 +291,8 @@ public class FleetWorker @JvmOverloads constructor(
             control = control,
         )
         return try {
-            withContext(FleetRunContext(claim.runId, claim.attempt, id, tables.runs)) {
+            val context = FleetRunContext(claim.runId, claim.attempt, id, tables.runs) { lose(claim.runId, entry) }
+            withContext(context) {
                 // A first claim has no checkpoint yet (the runtime refuses to start over one that exists): one read less.
                 val latest = if (claim.attempt == 1) null else store.latest(claim.runId)
                 when (latest?.status) {
@@ -336,7 +345,7 @@ public class FleetWorker @JvmOverloads constructor(
         }
     }
 
-    private suspend fun record(claim: Claim, outcome: Outcome, release: Lease?) {
+    private suspend fun record(claim: Claim, entry: Active, outcome: Outcome, release: Lease?) {
         val recorded = try {
             queue.finish(
                 id,
@@ -354,7 +363,7 @@ public class FleetWorker @JvmOverloads constructor(
             release?.let { releaseAlone(it) }
             return // the lease expires and another worker finds the run's end in its checkpoints
         }
-        if (!recorded) return observer.lost(claim.runId, claim.attempt)
+        if (!recorded) return reportLost(claim.runId, entry)
         observer.finished(claim.runId, claim.attempt, outcome.status)
     }
 
@@ -369,9 +378,21 @@ public class FleetWorker @JvmOverloads constructor(
         }
         for ((runId, entry) in snapshot) {
             if (held[runId] == entry.attempt || entry.finishing || active[runId] !== entry) continue
-            entry.job.cancel(CancellationException("Worker '$id' lost run '$runId' (claim ${entry.attempt})."))
-            observer.lost(runId, entry.attempt)
+            lose(runId, entry)
         }
+    }
+
+    /**
+     * Cancels [entry]'s run, whose claim another worker took over (or that ended), and reports it lost: found by the
+     * heartbeat, or by a node's [FleetRunContext.checkHeld], whichever comes first.
+     */
+    private fun lose(runId: String, entry: Active) {
+        entry.job.cancel(CancellationException("Worker '$id' lost run '$runId' (claim ${entry.attempt})."))
+        reportLost(runId, entry)
+    }
+
+    private fun reportLost(runId: String, entry: Active) {
+        if (entry.lost.compareAndSet(false, true)) observer.lost(runId, entry.attempt)
     }
 
     private fun purgeIfDue() {

@@ -16,8 +16,7 @@ public class RunResult internal constructor(
     public val status: Status,
     /** The final state: every merged write of every completed execution. */
     public val state: State,
-    nodes: () -> Map<String, NodeResult>,
-    executions: () -> List<NodeExecution>,
+    private val details: RunDetails,
     /** How many executions were left out of [executions] by the history limit. */
     public val droppedExecutions: Long,
     /** How long the run took. */
@@ -57,11 +56,19 @@ public class RunResult internal constructor(
         )
     }
 
+    @Volatile
+    private var nodesMade: Map<String, NodeResult>? = null
+
+    @Volatile
+    private var executionsMade: List<NodeExecution>? = null
+
     /** A result per node, in declaration order, by node id. */
-    public val nodes: Map<String, NodeResult> by lazy(LazyThreadSafetyMode.PUBLICATION, nodes)
+    public val nodes: Map<String, NodeResult>
+        get() = nodesMade ?: details.nodes().also { nodesMade = it } // a race makes equal maps
 
     /** Every execution, in the order they started (the most recent [RunOptions.executionHistoryLimit]). */
-    public val executions: List<NodeExecution> by lazy(LazyThreadSafetyMode.PUBLICATION, executions)
+    public val executions: List<NodeExecution>
+        get() = executionsMade ?: details.executions().also { executionsMade = it } // a race makes equal lists
 
     /** The first failure, or null. */
     public val error: Throwable? get() = errors.firstOrNull()
@@ -131,4 +138,13 @@ public class Interrupt internal constructor(
     override fun hashCode(): Int = 31 * path.hashCode() + payload.hashCode()
 
     override fun toString(): String = "Interrupt($path: $payload)"
+}
+
+/** Where a [RunResult] reads its per-node results and executions from, when first asked: the run's recorder. */
+internal interface RunDetails {
+    /** A result per node, in declaration order, by node id. */
+    fun nodes(): Map<String, NodeResult>
+
+    /** The kept executions, in the order they started. */
+    fun executions(): List<NodeExecution>
 }

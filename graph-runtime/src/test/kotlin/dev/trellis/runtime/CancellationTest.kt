@@ -8,8 +8,10 @@ import dev.trellis.checkpoint.InMemoryCheckpointStore
 import dev.trellis.checkpoint.Lease
 import dev.trellis.graph.Graph
 import dev.trellis.graph.Reducer
+import dev.trellis.graph.Retry
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
+import io.kotest.assertions.withClue
 import io.kotest.matchers.collections.shouldContainExactlyInAnyOrder
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.types.shouldBeInstanceOf
@@ -165,6 +167,96 @@ class CancellationTest {
         }
         end.shouldBeInstanceOf<RunEvent.NodeCancelled>().nodeId shouldBe "a"
         result.node("a").status shouldBe Status.CANCELLED
+    }
+
+    /**
+     * A node that fails because its run was cancelled — it catches the cancellation and throws what a closed
+     * connection would, or cancels the run itself and throws (a fleet claim found lost) — ends `CANCELLED`: it is not
+     * retried and no failure is recorded, in the result, the events or the checkpoints.
+     */
+    @Test
+    fun `a failure caused by the run's cancellation is the cancellation, not a node failure`() = runTest {
+        for (retried in listOf(false, true)) {
+            for (selfCancelled in listOf(false, true)) {
+                val store = InMemoryCheckpointStore()
+                val runId = "caused-$retried-$selfCancelled"
+                val caused = CausedFailure(retried, selfCancelled)
+                val events = ArrayList<RunEvent>()
+                val handle = caused.graph.start(this, options = checkpointed(store, runId)) { events += it }
+                caused.cancel = handle::cancel
+                if (!selfCancelled) {
+                    caused.running.await()
+                    handle.cancel()
+                }
+                val result = handle.await()
+                withClue("retried=$retried, selfCancelled=$selfCancelled") {
+                    caused.attempts.get() shouldBe 1
+                    result.status shouldBe Status.CANCELLED
+                    result.errors shouldBe emptyList()
+                    result.node("a").status shouldBe Status.CANCELLED
+                    EventInvariants.check(events)
+                    events.none { it is RunEvent.NodeFailed } shouldBe true
+                    events.last().shouldBeInstanceOf<RunEvent.RunCancelled>()
+                    store.history(runId).map { it.status }.none { it == "FAILED" } shouldBe true
+                }
+            }
+        }
+    }
+
+    /** The same when the run is driven in its caller's coroutine (as a fleet worker's are) and that is cancelled. */
+    @Test
+    fun `a failure caused by the invoke caller's cancellation is the cancellation`() = runTest {
+        for (selfCancelled in listOf(false, true)) {
+            val store = InMemoryCheckpointStore()
+            val runId = "caused-invoke-$selfCancelled"
+            val caused = CausedFailure(retried = false, selfCancelled = selfCancelled)
+            var caught: Throwable? = null
+            val caller = launch {
+                try {
+                    caused.graph.invoke(options = RunOptions(runId = runId, checkpointing = Checkpointing(store)))
+                } catch (e: Throwable) {
+                    caught = e
+                    throw e
+                }
+            }
+            caused.cancel = { caller.cancel() }
+            if (!selfCancelled) {
+                caused.running.await()
+                caller.cancel()
+            }
+            caller.join()
+            withClue("selfCancelled=$selfCancelled") {
+                caught.shouldBeInstanceOf<CancellationException>()
+                caused.attempts.get() shouldBe 1
+                store.history(runId).map { it.status }.none { it == "FAILED" } shouldBe true
+            }
+        }
+    }
+
+    /** `a` then `b`; `a` throws an ordinary exception once its run is cancelled, or [cancel]s the run and throws. */
+    private class CausedFailure(retried: Boolean, selfCancelled: Boolean) {
+        val attempts = AtomicInteger()
+        val running = CompletableDeferred<Unit>()
+        var cancel: () -> Unit = {}
+
+        val graph: Graph = graph("caused", S) {
+            val a = node("a", retry = if (retried) Retry.fixed(3, 1.seconds) else null) {
+                attempts.incrementAndGet()
+                if (selfCancelled) {
+                    cancel()
+                    throw IllegalStateException("the claim was lost")
+                }
+                running.complete(Unit)
+                try {
+                    awaitCancellation()
+                } catch (_: CancellationException) {
+                    throw java.io.IOException("connection closed")
+                }
+            }
+            val b = node("b") { set(S.log, listOf("b")) }
+            start(a)
+            a then b
+        }
     }
 
     @Test

@@ -290,6 +290,45 @@ class CompositionTest {
                 first.result.state[Plan.findings]
         }
 
+    /**
+     * Child runs of one graph reuse their scheduler positions: through the graph's shared spare when they may run side
+     * by side (parallel subgraph nodes, map tasks), through the parent's plan when each runs alone. Mixed, and run
+     * again and again, every child run still starts afresh and reports only its own executions.
+     */
+    @Test
+    fun `child runs of one graph side by side, alone and as map tasks each start afresh, run after run`(): Unit =
+        runBlocking {
+            val parent = graph("mixed-children", Plan) {
+                fun child(id: String) = subgraph(id, research) {
+                    input(Plan.topic, Research.question)
+                    output { child -> set(Plan.findings, listOf("$id=" + child[Research.answer])) }
+                }
+                val left = child("left")
+                val right = child("right")
+                val after = child("after")
+                val each = map("each", over = Plan.questions, graph = research) {
+                    input { set(Research.question, item) }
+                    output { child -> set(Plan.joined, child[Research.notes].size / 2) }
+                }
+                start(left, right)
+                left then after
+                right then after
+                after then each
+            }
+            repeat(3) { round ->
+                val result = parent.invoke(stateOf(Plan.topic to "r$round", Plan.questions to listOf("q1", "q2")))
+                result.state[Plan.findings].sorted() shouldContainExactly listOf(
+                    "after=docs:r$round+web:r$round",
+                    "left=docs:r$round+web:r$round",
+                    "right=docs:r$round+web:r$round",
+                )
+                result.state[Plan.joined] shouldBe 2
+                for (path in listOf("left", "right", "after", "each[0]", "each[1]")) {
+                    result.child(path).nodes.values.map { it.executions } shouldContainExactly listOf(1, 1, 1)
+                }
+            }
+        }
+
     @Test
     fun `a map inside a loop runs its tasks on every execution`(): Unit = runBlocking {
         val parent = graph("parent", Plan) {

@@ -8,6 +8,7 @@ import dev.trellis.graph.graph
 import dev.trellis.runtime.internal.StartCosts
 import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
+import kotlinx.coroutines.asContextElement
 import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Test
@@ -149,6 +150,67 @@ class ParallelStartTest {
             result.state[S.log].size shouldBe width + 1
             result.state[S.log].toSet().size shouldBe width + 1
             result.state[S.log].last() shouldBe "join"
+        }
+    }
+
+    @Test
+    fun `a quick node that suspends this time frees its worker for its siblings`() = runBlocking {
+        val width = 8
+        var released = kotlinx.coroutines.CompletableDeferred<Unit>()
+        var suspending = false
+        val g = graph("suspends", S) {
+            val entry = node("entry") { }
+            val join = node("join") { }
+            start(entry)
+            for (i in 0 until width) {
+                val branch = node("b$i") {
+                    // The first branch waits, suspended, for the last one: started one after another by one worker
+                    // that the first held, the last would never start and the first would time out.
+                    if (i == 0 && suspending) kotlinx.coroutines.withTimeout(20_000) { released.await() }
+                    if (i == width - 1) released.complete(Unit)
+                    set(S.log, listOf("b$i"))
+                }
+                entry then branch
+                branch then join
+            }
+        }
+        repeat(3) { g.invoke().state[S.log].size shouldBe width }
+        // As if every branch had been learned quick: the worker that polls them starts them one after another.
+        for (i in 0 until g.topology.size) StartCosts.of(g.topology).set(i, 0)
+        suspending = true
+        repeat(5) {
+            released = kotlinx.coroutines.CompletableDeferred()
+            val result = g.invoke()
+            result.status shouldBe Status.COMPLETED
+            result.state[S.log].toSet() shouldBe (0 until width).map { "b$it" }.toSet()
+            result.nodes.getValue("join").executions shouldBe 1
+        }
+    }
+
+    @Test
+    fun `node bodies see the caller's thread-context elements, before and after they suspend`() {
+        val local = ThreadLocal<String>()
+        val seen = java.util.concurrent.ConcurrentLinkedQueue<String>()
+        val g = graph("context", S) {
+            val entry = node("entry") { }
+            val join = node("join") { }
+            start(entry)
+            for (i in 0 until 4) {
+                val branch = node("b$i") {
+                    seen += "before:${local.get()}"
+                    kotlinx.coroutines.yield()
+                    seen += "after:${local.get()}"
+                    set(S.log, listOf("b$i"))
+                }
+                entry then branch
+                branch then join
+            }
+        }
+        repeat(3) {
+            seen.clear()
+            val result = runBlocking(local.asContextElement("caller's")) { g.invoke() }
+            result.status shouldBe Status.COMPLETED
+            seen.toList().sorted() shouldBe List(4) { "after:caller's" } + List(4) { "before:caller's" }
         }
     }
 }

@@ -1,7 +1,6 @@
 package dev.trellis.checkpoint.jdbc
 
 import dev.trellis.checkpoint.CheckpointRecord
-import dev.trellis.checkpoint.CheckpointRef
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.checkpoint.CheckpointStoreException
 import dev.trellis.checkpoint.Lease
@@ -43,6 +42,13 @@ public class JdbcCheckpointStore(
     private val checkpoints = engine.checkpointsTable
     private val insertSql = insertRecordSql(checkpoints)
     private val updateLatestSql = updateLatestSql(runs)
+    private val advanceLatestSql = advanceLatestSql(runs)
+    private val createRunSql =
+        "INSERT INTO $runs (run_id, epoch, latest_sequence) VALUES (?, 0, 0) ON CONFLICT (run_id) DO NOTHING"
+    private val grantSql = "UPDATE $runs SET owner = ?, lease_until = ?, epoch = ? WHERE run_id = ?"
+    private val releaseSql =
+        "UPDATE $runs SET owner = NULL, lease_until = NULL WHERE run_id = ? AND epoch = ? AND owner = ?"
+    private val latestSql = "SELECT $RECORD_COLUMNS FROM $checkpoints WHERE run_id = ? ORDER BY sequence DESC LIMIT 1"
     private val lockRunSql = "SELECT $RUN_COLUMNS FROM $runs WHERE run_id = ?${engine.lockRow}"
     private val existsSql = "SELECT 1 FROM $checkpoints WHERE run_id = ? AND sequence = ?"
     private val groupCommit = if (groupCommit) GroupCommit(engine, ::appendAlone) else null
@@ -92,10 +98,8 @@ public class JdbcCheckpointStore(
     }
 
     private suspend fun claimOnce(runId: String, owner: String, granted: AtomicReference<Lease?>): Lease =
-        write("claim", runId) { c ->
-            c.prepareStatement(
-                "INSERT INTO $runs (run_id, epoch, latest_sequence) VALUES (?, 0, 0) ON CONFLICT (run_id) DO NOTHING",
-            ).use {
+        shortWrite("claim", runId) { c ->
+            engine.withStatement(c, createRunSql) {
                 it.setString(1, runId)
                 it.executeUpdate()
             }
@@ -105,7 +109,7 @@ public class JdbcCheckpointStore(
             val lease = Lease(runId, owner, row.epoch + 1, now.plus(leaseDuration))
             // Recorded before the commit: released again if the caller was cancelled meanwhile (see claim).
             granted.set(lease)
-            c.prepareStatement("UPDATE $runs SET owner = ?, lease_until = ?, epoch = ? WHERE run_id = ?").use {
+            engine.withStatement(c, grantSql) {
                 it.setString(1, owner)
                 it.setLong(2, lease.expiresAt.toEpochMilli())
                 it.setLong(3, lease.epoch)
@@ -128,10 +132,8 @@ public class JdbcCheckpointStore(
     }
 
     override suspend fun release(lease: Lease) {
-        write("release", lease.runId) { c ->
-            c.prepareStatement(
-                "UPDATE $runs SET owner = NULL, lease_until = NULL WHERE run_id = ? AND epoch = ? AND owner = ?",
-            ).use {
+        shortWrite("release", lease.runId) { c ->
+            engine.withStatement(c, releaseSql) {
                 it.setString(1, lease.runId)
                 it.setLong(2, lease.epoch)
                 it.setString(3, lease.owner)
@@ -146,25 +148,55 @@ public class JdbcCheckpointStore(
         if (batcher != null) batcher.append(lease, record) else appendAlone(lease, record)
     }
 
-    /** Appends [record] in a transaction of its own: the path without group commit, and a failed batch's retry. */
+    /**
+     * Appends [record] in a transaction of its own: the path without group commit, and a failed batch's retry.
+     *
+     * The usual append — the lease still holds the run, the record is the next sequence and continues the latest
+     * checkpoint or starts afresh — is checked by the update of the run row itself ([advanceLatestSql]): one
+     * statement instead of a select of the row and an update. When that update changes no row, the run row is
+     * selected and checked as [StoreRules] does, which throws the same exception with the same message as always
+     * (or, for a record whose parent is further back, finds it stored and appends).
+     */
     internal suspend fun appendAlone(lease: Lease, record: CheckpointRecord) {
         shortWrite("append checkpoint ${record.sequence} to", record.runId) { c ->
-            val row = lockRun(c, lease.runId)
-            StoreRules.checkWritable(lease, row)
-            StoreRules.checkNext(record, row!!) { parent -> exists(c, record.runId, parent) }
-            insert(c, record)
-            val updated = engine.withStatement(c, updateLatestSql) {
-                bindLatest(it, record, lease.epoch)
-                it.executeUpdate()
+            if (!advanceLatest(c, lease, record)) {
+                val row = lockRun(c, lease.runId)
+                StoreRules.checkWritable(lease, row)
+                StoreRules.checkNext(record, row!!) { parent -> exists(c, record.runId, parent) }
+                val updated = engine.withStatement(c, updateLatestSql) {
+                    bindLatest(it, record, lease.epoch)
+                    it.executeUpdate()
+                }
+                check(updated == 1) {
+                    "Run '${record.runId}' changed while checkpoint ${record.sequence} was appended."
+                }
             }
-            check(updated == 1) { "Run '${record.runId}' changed while checkpoint ${record.sequence} was appended." }
+            insert(c, record)
         }
+    }
+
+    /**
+     * Moves the run's latest checkpoint to [record] if [lease] holds the run (its epoch and owner), [record] is the
+     * next sequence and its parent is the latest checkpoint or none; `false`, changing nothing, otherwise. A record
+     * naming an older parent is left to the full checks (the parent must be looked up).
+     */
+    private fun advanceLatest(c: Connection, lease: Lease, record: CheckpointRecord): Boolean {
+        val previous = record.sequence - 1
+        val parent = record.parentSequence
+        if (parent != null && parent != previous) return false
+        return engine.withStatement(c, advanceLatestSql) {
+            bindAdvance(it, record, lease)
+            it.executeUpdate()
+        } == 1
     }
 
     override suspend fun latest(runId: String): CheckpointRecord? {
         StoreRules.requireRunId(runId)
-        return read("read the latest checkpoint of", runId) { c ->
-            selectRecords(c, "WHERE run_id = ? ORDER BY sequence DESC LIMIT 1") { it.setString(1, runId) }.firstOrNull()
+        return shortWrite("read the latest checkpoint of", runId) { c ->
+            engine.withStatement(c, latestSql) { statement ->
+                statement.setString(1, runId)
+                statement.executeQuery().use { rs -> if (rs.next()) record(rs) else null }
+            }
         }
     }
 
@@ -261,7 +293,10 @@ public class JdbcCheckpointStore(
     private suspend fun <T> read(action: String, runId: String?, block: (Connection) -> T): T =
         reporting(action, runId) { engine.transaction(block) }
 
-    /** [write] through [JdbcEngine.shortTransaction]: for an append, which waits for nothing. */
+    /**
+     * [write] through [JdbcEngine.shortTransaction]: for the operations of a run's every start, step and end (claim,
+     * the latest checkpoint, append, release), which wait for nothing but the database.
+     */
     private suspend fun <T> shortWrite(action: String, runId: String, block: (Connection) -> T): T =
         reporting(action, runId) { engine.shortTransaction(block) }
 
@@ -310,56 +345,7 @@ public class JdbcCheckpointStore(
             statement.executeQuery().use { rs -> buildList { while (rs.next()) add(record(rs)) } }
         }
 
-    /**
-     * Decodes one checkpoint row; a corrupt column fails with [UnreadableCheckpointException] naming the run, the
-     * sequence and the column, never with the decoder's own exception.
-     */
-    private fun record(rs: ResultSet): CheckpointRecord {
-        val runId = rs.getString(1)
-        val sequenceText = rs.getString(2)
-        var column = "sequence"
-        try {
-            val sequence = sequenceText.toLong()
-            column = "parent_sequence"
-            val parent = rs.getString(3)?.toLong()
-            column = "forked_from_sequence"
-            val forkedRun = rs.getString(4)
-            val forkedFrom = forkedRun?.let { CheckpointRef(it, rs.getString(5).toLong()) }
-            column = "schema_version"
-            val schemaVersion = rs.getString(7).toInt()
-            column = "created_at"
-            val createdAt = Instant.parse(rs.getString(8))
-            column = "kind"
-            val kind = CheckpointRecord.Kind.valueOf(rs.getString(10))
-            column = "metadata"
-            val metadata = MetadataCodec.decode(rs.getString(12))
-            column = "the row as a whole"
-            return CheckpointRecord(
-                runId = runId,
-                sequence = sequence,
-                parentSequence = parent,
-                forkedFrom = forkedFrom,
-                graphId = rs.getString(6),
-                schemaVersion = schemaVersion,
-                createdAt = createdAt,
-                status = rs.getString(9),
-                kind = kind,
-                payload = rs.getString(11),
-                metadata = metadata,
-            )
-        } catch (e: SQLException) {
-            throw e
-        } catch (e: Exception) {
-            throw UnreadableCheckpointException(
-                runId,
-                sequenceText,
-                "Checkpoint $sequenceText of run ${StoreRules.quote(runId)} in ${engine.description} cannot be read: " +
-                    "column $column is corrupt (${e.javaClass.simpleName}: ${e.message?.take(200)}). The row was " +
-                    "changed outside Trellis; restore it from a backup, or delete the run, or prune past it.",
-                e,
-            )
-        }
-    }
+    private fun record(rs: ResultSet): CheckpointRecord = checkpointRecord(rs, engine.description)
 
     /** The records of [rs], leaving out rows that cannot be decoded. */
     private fun readableRecords(rs: ResultSet): List<CheckpointRecord> = buildList {

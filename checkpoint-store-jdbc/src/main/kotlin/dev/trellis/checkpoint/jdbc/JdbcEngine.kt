@@ -41,9 +41,9 @@ public interface JdbcEngine : AutoCloseable {
     public suspend fun <T> transaction(block: (Connection) -> T): T
 
     /**
-     * Runs [block] as [transaction] does, for a short write that waits for nothing (an append): an engine may run
-     * it on the caller's thread when it can begin at once, which saves the hop to its dispatcher and back, and
-     * otherwise runs it as [transaction].
+     * Runs [block] as [transaction] does, for a short transaction that waits for nothing but the database (a claim,
+     * an append, a release, the read of the latest checkpoint): an engine may run it on the caller's thread when it
+     * can begin at once, which saves the hop to its dispatcher and back, and otherwise runs it as [transaction].
      */
     public suspend fun <T> shortTransaction(block: (Connection) -> T): T = transaction(block)
 

@@ -1,9 +1,14 @@
 package dev.trellis.checkpoint.jdbc
 
 import dev.trellis.checkpoint.CheckpointRecord
+import dev.trellis.checkpoint.CheckpointRef
+import dev.trellis.checkpoint.Lease
+import dev.trellis.checkpoint.UnreadableCheckpointException
 import dev.trellis.checkpoint.internal.RunRow
+import dev.trellis.checkpoint.internal.StoreRules
 import java.sql.PreparedStatement
 import java.sql.ResultSet
+import java.sql.SQLException
 import java.sql.Types
 import java.time.Instant
 
@@ -21,6 +26,26 @@ internal fun insertRecordSql(checkpoints: String): String =
 /** The update of a run row after its checkpoint was appended, bound by [bindLatest]. */
 internal fun updateLatestSql(runs: String): String =
     "UPDATE $runs SET latest_sequence = ?, latest_status = ?, graph_id = ? WHERE run_id = ? AND epoch = ?"
+
+/**
+ * The update of a run row to a checkpoint appended with a lease, bound by [bindAdvance]: it changes the row only if
+ * the lease still holds the run (epoch and owner) and the checkpoint is the next sequence, so that the usual append
+ * is checked and written by this one statement.
+ */
+internal fun advanceLatestSql(runs: String): String =
+    "UPDATE $runs SET latest_sequence = ?, latest_status = ?, graph_id = ? " +
+        "WHERE run_id = ? AND epoch = ? AND owner = ? AND latest_sequence = ?"
+
+/** Binds [record], appended with [lease], to [advanceLatestSql]'s parameters. */
+internal fun bindAdvance(statement: PreparedStatement, record: CheckpointRecord, lease: Lease) {
+    statement.setLong(1, record.sequence)
+    statement.setString(2, record.status)
+    statement.setString(3, record.graphId)
+    statement.setString(4, record.runId)
+    statement.setLong(5, lease.epoch)
+    statement.setString(6, lease.owner)
+    statement.setLong(7, record.sequence - 1)
+}
 
 /** Binds [record] to [insertRecordSql]'s parameters. */
 internal fun bindRecord(statement: PreparedStatement, record: CheckpointRecord) {
@@ -62,4 +87,55 @@ internal fun ResultSet.getNullableLong(index: Int): Long? = getLong(index).takeU
 
 internal fun PreparedStatement.setNullableLong(index: Int, value: Long?) {
     if (value == null) setNull(index, Types.BIGINT) else setLong(index, value)
+}
+
+/**
+ * Decodes one checkpoint row; a corrupt column fails with [UnreadableCheckpointException] naming the run, the
+ * sequence, the column and [database], never with the decoder's own exception.
+ */
+internal fun checkpointRecord(rs: ResultSet, database: String): CheckpointRecord {
+    val runId = rs.getString(1)
+    val sequenceText = rs.getString(2)
+    var column = "sequence"
+    try {
+        val sequence = sequenceText.toLong()
+        column = "parent_sequence"
+        val parent = rs.getString(3)?.toLong()
+        column = "forked_from_sequence"
+        val forkedRun = rs.getString(4)
+        val forkedFrom = forkedRun?.let { CheckpointRef(it, rs.getString(5).toLong()) }
+        column = "schema_version"
+        val schemaVersion = rs.getString(7).toInt()
+        column = "created_at"
+        val createdAt = Instant.parse(rs.getString(8))
+        column = "kind"
+        val kind = CheckpointRecord.Kind.valueOf(rs.getString(10))
+        column = "metadata"
+        val metadata = MetadataCodec.decode(rs.getString(12))
+        column = "the row as a whole"
+        return CheckpointRecord(
+            runId = runId,
+            sequence = sequence,
+            parentSequence = parent,
+            forkedFrom = forkedFrom,
+            graphId = rs.getString(6),
+            schemaVersion = schemaVersion,
+            createdAt = createdAt,
+            status = rs.getString(9),
+            kind = kind,
+            payload = rs.getString(11),
+            metadata = metadata,
+        )
+    } catch (e: SQLException) {
+        throw e
+    } catch (e: Exception) {
+        throw UnreadableCheckpointException(
+            runId,
+            sequenceText,
+            "Checkpoint $sequenceText of run ${StoreRules.quote(runId)} in $database cannot be read: " +
+                "column $column is corrupt (${e.javaClass.simpleName}: ${e.message?.take(200)}). The row was " +
+                "changed outside Trellis; restore it from a backup, or delete the run, or prune past it.",
+            e,
+        )
+    }
 }

@@ -15,9 +15,17 @@ import java.time.Duration
  * The tables (`trellis_runs`, `trellis_checkpoints`, `trellis_schema_version`) are created on first use. The file
  * is opened in WAL mode with a busy timeout, so several stores — in this JVM or in other processes — may share it:
  * every write transaction takes the file's write lock first (`BEGIN IMMEDIATE`), which makes a claim or an append
- * atomic across processes. Each store holds one connection and runs its JDBC calls on [dispatcher], but for an
- * append that waits for nothing (the connection is free, the file's write lock is free, and `syncEveryCommit` is
- * off): that one runs on the caller's thread, which saves a hop to [dispatcher] and back per checkpoint.
+ * atomic across processes. Each store holds one connection and runs its JDBC calls on [dispatcher], but for a
+ * claim, append, release or `latest` read that waits for nothing (the connection is free, the file's write lock is
+ * free, and `syncEveryCommit` is off): that one runs on the caller's thread, which saves a hop to [dispatcher] and
+ * back per call.
+ *
+ * The WAL is checkpointed (its pages copied into the database file) on [dispatcher] through a second connection,
+ * every 256 commits, instead of inside the commit that crosses SQLite's threshold; once the WAL has reached 2,000
+ * pages, the store's own connection does a short final checkpoint right after a commit so that the WAL starts
+ * afresh (`docs/persistence-stores.md`, "SQLite's WAL and its checkpoints"). Durability is unchanged; the WAL file
+ * grows larger than SQLite's default 4 MB (8 MB plus what is committed during one checkpoint) until the last
+ * connection to the file closes.
  *
  * ```kotlin
  * SqliteCheckpointStore(Path.of("build/trellis.db")).use { store ->
@@ -30,8 +38,8 @@ import java.time.Duration
  * @param clock the time source for lease expiry.
  * @param leaseDuration how long a claim or renewal lasts.
  * @param busyTimeout how long a write waits for another process's write lock before failing.
- * @param dispatcher where blocking JDBC calls run (every call that may wait: opening, reads, claims, appends that
- *   find the connection or the file's write lock taken).
+ * @param dispatcher where blocking JDBC calls run (every call that may wait: opening, reads, claims, appends and
+ *   releases that find the connection or the file's write lock taken), and the WAL checkpoints.
  * @param syncEveryCommit whether every commit waits for the disk (`synchronous=FULL`). By default (`NORMAL`, safe
  *   in WAL mode) a committed checkpoint survives a crash or kill of the process; after a power loss or an OS crash
  *   the last few commits may be lost, never corrupted. Set it for durability against power loss, at the cost of an

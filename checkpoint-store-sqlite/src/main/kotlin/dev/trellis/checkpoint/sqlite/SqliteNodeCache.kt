@@ -12,8 +12,8 @@ import java.time.Duration
  * A [NodeCache] in a SQLite file (`docs/semantics.md` §13.5), usually the checkpoints' file: its table
  * `trellis_node_cache` is created next to the checkpoint tables, by the same migrations, on first use. Entries
  * survive the process: a new cache on the same file (in this JVM or another) finds them. Like
- * [SqliteCheckpointStore], it holds one connection (WAL mode, `BEGIN IMMEDIATE`) and runs its JDBC calls on
- * [dispatcher]; close it when done.
+ * [SqliteCheckpointStore], it holds one connection (WAL mode, `BEGIN IMMEDIATE`), and another for the WAL's
+ * checkpoints, and runs its JDBC calls on [dispatcher]; close it when done.
  *
  * ```kotlin
  * val cache = SqliteNodeCache(Path.of("trellis.db"))

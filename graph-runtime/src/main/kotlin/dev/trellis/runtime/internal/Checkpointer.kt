@@ -8,6 +8,8 @@ import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.internal.checkpoint.ChildData
+import dev.trellis.runtime.internal.checkpoint.IsoWriter
+import dev.trellis.runtime.internal.checkpoint.PayloadTexts
 import dev.trellis.runtime.internal.checkpoint.PositionCodec
 import dev.trellis.runtime.internal.checkpoint.PositionEncoder
 import kotlinx.coroutines.NonCancellable
@@ -20,6 +22,7 @@ import java.time.Clock
 import java.time.Duration
 import java.time.Instant
 import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicReference
 
 /** Where a child run's checkpoints go: into the [parent] run's, under [key] (`research#2`, `summarize#1[3]`). */
 internal class Upstream(val parent: Checkpointer, val key: String)
@@ -39,6 +42,8 @@ internal class Checkpointer(
     private val graph: Graph,
     private val runId: String,
     val config: Checkpointing,
+    /** Where the payload buffer comes from and goes back to when the run ends. */
+    private val runtime: GraphRuntime,
     private val clock: Clock,
     /** The sequence of the last checkpoint of this run (0 when it has none). */
     private var sequence: Long,
@@ -56,14 +61,38 @@ internal class Checkpointer(
         return lock.withLock { block() }
     }
 
-    /** The buffer delta payloads are written to, reused from one checkpoint to the next (see [payloadOf]). */
-    private var buffer = StringBuilder(INITIAL_BUFFER)
+    /**
+     * The buffer payloads are written to, reused from one checkpoint to the next (see [payloadOf]) and, once the run
+     * ended ([close]), by the next run of the graph.
+     */
+    private var buffer = runtime.takeBuffer() ?: StringBuilder(INITIAL_BUFFER)
 
-    /** Which nodes a delta records as ready to run again, one flag per node; filled anew by each delta. */
+    /** Whether [buffer] was given to the next run: this run saves nothing more. */
+    private var bufferGiven = false
+
+    /** Which nodes a checkpoint records as ready to run again, one flag per node; filled anew when some do. */
     val rerunBuffer = BooleanArray(graph.topology.size)
 
+    /** The payloads' text between `createdAt` and the status ([PositionEncoder.runHead]). */
+    val payloadHead: String = PositionEncoder.runHead(graph, runId)
+
+    /** The payloads' text after the status ([PositionEncoder.schemaText]). */
+    val payloadSchema: String = PositionEncoder.schemaText(graph)
+
+    /** The graph's node ids and key names as payload text. */
+    val texts: PayloadTexts = runtime.payloadTexts
+
+    /** Whether [rerunBuffer] may hold a flag set: it is cleared only then. */
+    var rerunSet = false
+
+    /** Writes the payloads' `createdAt`, remembering the last second's text. */
+    val iso = IsoWriter()
+
     /** The emptied payload buffer, for the one save under way. */
-    fun payloadBuffer(): StringBuilder = buffer.also { it.setLength(0) }
+    fun payloadBuffer(): StringBuilder {
+        check(!bufferGiven) { "Run '$runId' saves a checkpoint after it ended." }
+        return buffer.also { it.setLength(0) }
+    }
 
     /** The text of [out] (the [payloadBuffer]); a buffer that grew past [MAX_KEPT_BUFFER] chars is let go. */
     fun payloadOf(out: StringBuilder): String {
@@ -96,42 +125,53 @@ internal class Checkpointer(
             children[key] = children[key]?.plus(patch) ?: patch
             if (!everyStep) return sequence
             val createdAt = Instant.now(clock)
-            return append(
-                PositionCodec.childrenOnly(graph, runId, mapOf(key to patch), createdAt),
-                false,
-                "RUNNING",
-                createdAt,
-            )
-        }
-    }
-
-    /** Writes [payload] as the run's next record (through the parent for a child run); returns its sequence. */
-    private suspend fun append(payload: String, full: Boolean, status: String, createdAt: Instant): Long {
-        if (upstream != null) {
-            sequence = upstream.parent.saveChild(upstream.key, ChildData(chain = listOf(payload), reset = full))
+            val payload = PositionCodec.childrenOnly(graph, runId, mapOf(key to patch), createdAt)
+            append(payload, false, "RUNNING", createdAt)
             return sequence
         }
-        val next = sequence + 1
-        val record = CheckpointRecord(
-            runId = runId,
-            sequence = next,
-            parentSequence = if (sequence == 0L) null else sequence,
-            graphId = graph.id,
-            schemaVersion = graph.schema.version,
-            createdAt = createdAt,
-            status = status,
-            kind = if (full) CheckpointRecord.Kind.FULL else CheckpointRecord.Kind.DELTA,
-            payload = payload,
-            forkedFrom = if (sequence == 0L) forkedFrom else null,
-        )
-        val held = lease ?: throw IllegalStateException("Run '$runId' has no lease; it cannot save checkpoints.")
-        config.store.append(held, record)
-        sequence = next
-        return next
     }
 
+    /** The sequence of the run's last checkpoint (0 when it has none). */
+    val lastSequence: Long get() = sequence
+
+    /**
+     * Writes [payload] as the run's next record (through the parent for a child run) and advances [sequence].
+     * Inline, as [save], so that a save takes no suspend frame of its own beyond [checkpoint]'s and the store's.
+     */
+    private suspend inline fun append(payload: String, full: Boolean, status: String, createdAt: Instant) {
+        if (upstream != null) {
+            sequence = upstream.parent.saveChild(upstream.key, ChildData(chain = listOf(payload), reset = full))
+            return
+        }
+        val record = record(payload, full, status, createdAt)
+        val held = lease.get() ?: throw IllegalStateException("Run '$runId' has no lease; it cannot save checkpoints.")
+        config.store.append(held, record)
+        sequence = record.sequence
+    }
+
+    /** The run's next record. Not a suspend function: its boxed parent sequence is then a cached `Long`. */
+    private fun record(payload: String, full: Boolean, status: String, createdAt: Instant) = CheckpointRecord(
+        runId = runId,
+        sequence = sequence + 1,
+        parentSequence = if (sequence == 0L) null else sequence,
+        graphId = graph.id,
+        schemaVersion = graph.schema.version,
+        createdAt = createdAt,
+        status = status,
+        kind = if (full) CheckpointRecord.Kind.FULL else CheckpointRecord.Kind.DELTA,
+        payload = payload,
+        forkedFrom = if (sequence == 0L) forkedFrom else null,
+    )
+
+    /** The lease this run writes with; null before the claim and after the release. */
+    private val lease = AtomicReference<Lease?>()
+
+    /**
+     * When (`System.nanoTime`) the lease is due for renewal while [LeaseRenewal] holds the run: at half its remaining
+     * time, at least 50 ms on; [Long.MAX_VALUE] while a renewal is under way or after one failed.
+     */
     @Volatile
-    private var lease: Lease? = null
+    var renewalDue: Long = Long.MAX_VALUE
     private var sinceFull = 0
     private val writeKeys = ArrayList<Int>()
     private val writeValues = ArrayList<Any?>()
@@ -158,10 +198,20 @@ internal class Checkpointer(
     var fencedOut: Boolean = false
         private set
 
-    suspend fun open(fresh: Boolean) {
+    /**
+     * Claims the run and checks that it may start (a [fresh] run's id is unused; a resumed run did not advance since
+     * its position was loaded). With [timedRenewal] (a run in real time) [LeaseRenewal] renews the lease until
+     * [close]; a run in virtual time runs [keepLeaseAlive] itself.
+     */
+    suspend fun open(fresh: Boolean, timedRenewal: Boolean) {
         if (upstream != null) return
         val claimed = config.store.claim(runId, config.owner)
-        lease = claimed
+        lease.set(claimed)
+        if (timedRenewal) {
+            val interval = renewalInterval(claimed)
+            renewalDue = System.nanoTime() + interval
+            LeaseRenewal.hold(this, interval)
+        }
         try {
             checkOpened(fresh)
         } catch (e: Throwable) {
@@ -190,10 +240,17 @@ internal class Checkpointer(
         }
     }
 
-    /** Releases the lease, once; a failure to release is ignored (the lease then expires on its own). */
+    /**
+     * Ends the run's saving: gives the payload buffer to the next run and releases the lease, once; a failure to
+     * release is ignored (the lease then expires on its own).
+     */
     suspend fun close() {
-        val held = lease ?: return
-        lease = null
+        if (!bufferGiven) {
+            bufferGiven = true
+            runtime.giveBuffer(buffer)
+        }
+        LeaseRenewal.drop(this)
+        val held = lease.getAndSet(null) ?: return
         try {
             config.store.release(held)
         } catch (e: Throwable) {
@@ -202,17 +259,61 @@ internal class Checkpointer(
     }
 
     /**
-     * Renews the lease at half its remaining time, for as long as the run lasts. The run's loop runs this on the
-     * [LeaseRenewal] thread (unless the run is in virtual time), so that nodes blocking the run's threads cannot
-     * starve it.
+     * Renews the lease at half its remaining time, for as long as the run lasts: for a run in virtual time, in the
+     * run's own context (its scheduler's delays); a run in real time is renewed by [LeaseRenewal].
      */
     suspend fun keepLeaseAlive() {
+        var wait = lease.get()?.let { renewalInterval(it) / 1_000_000 } ?: return
         while (true) {
-            val current = lease ?: return
-            val left = Duration.between(Instant.now(clock), current.expiresAt)
-            delay(maxOf(left.toMillis() / 2, 50))
-            lease = config.store.renew(lease ?: return)
+            delay(wait)
+            wait = try {
+                if (!renew()) return
+                renewalInterval(lease.get() ?: return) / 1_000_000
+            } catch (e: Throwable) {
+                e.rethrowIfFatal(currentCoroutineContext())
+                if (e is FencedOutException) return
+                RENEWAL_RETRY_NANOS / 1_000_000
+            }
         }
+    }
+
+    /**
+     * One renewal for [LeaseRenewal]. A renewal that fails for a reason that may pass (the store busy or unreachable)
+     * is tried again after [RENEWAL_RETRY_NANOS], for as long as the run holds its lease; one refused because another
+     * process took the run over ([FencedOutException]) ends the renewals, and the next save fails with that error.
+     */
+    suspend fun renewOnce() {
+        val next = try {
+            if (!renew()) return
+            renewalInterval(lease.get() ?: return)
+        } catch (e: Throwable) {
+            e.rethrowIfFatal(currentCoroutineContext())
+            if (e is FencedOutException || lease.get() == null) return
+            RENEWAL_RETRY_NANOS
+        }
+        renewalDue = System.nanoTime() + next
+        LeaseRenewal.due(this)
+    }
+
+    /**
+     * Renews the lease held now; false when there is none (the run released it). A lease released while the renewal
+     * was under way stays released: the renewed one is dropped.
+     */
+    private suspend fun renew(): Boolean {
+        val current = lease.get() ?: return false
+        val renewed = config.store.renew(current)
+        return lease.compareAndSet(current, renewed)
+    }
+
+    /**
+     * How long from now to renew [held] (nanoseconds): half its remaining time by [clock], at least 50 ms (and at most
+     * [MAX_RENEWAL_SECONDS], so that a lease of centuries does not overflow the nanoseconds).
+     */
+    private fun renewalInterval(held: Lease): Long {
+        val left = Duration.between(Instant.now(clock), held.expiresAt)
+        if (left.seconds / 2 >= MAX_RENEWAL_SECONDS) return MAX_RENEWAL_SECONDS * 1_000_000_000L
+        if (left.isNegative) return MIN_RENEWAL_NANOS
+        return maxOf(left.toNanos() / 2, MIN_RENEWAL_NANOS)
     }
 
     fun recordWrite(key: Int, value: Any?) {
@@ -233,20 +334,20 @@ internal class Checkpointer(
     fun writeValueAt(i: Int): Any? = writeValues[i]
 
     /**
-     * Saves a checkpoint whose payload [build] writes (given whether it is full and its creation time) and returns
-     * its sequence; [lastWasFull] tells its kind.
+     * Saves a checkpoint whose payload [build] writes (given whether it is full and its creation time);
+     * [lastSequence] and [lastWasFull] then tell its sequence and kind.
      * @throws FencedOutException when another process took the run over.
      */
     private suspend inline fun save(
         status: String,
         forceFull: Boolean,
         build: (full: Boolean, createdAt: Instant) -> String,
-    ): Long {
+    ) {
         serialized {
             val full = forceFull || nextFull || sinceFull + 1 >= config.fullSnapshotEvery
             val createdAt = Instant.now(clock)
             val payload = build(full, createdAt)
-            val next = append(payload, full, status, createdAt)
+            append(payload, full, status, createdAt)
             sinceFull = if (full) 0 else sinceFull + 1
             nextFull = false
             lastWasFull = full
@@ -254,13 +355,12 @@ internal class Checkpointer(
             writeValues.clear()
             changedKeys.clear()
             changedNodes.clear()
-            return next
         }
     }
 
     /**
      * Saves a checkpoint of the run at [position] in [state], labelled [status] — full when [full] or when it is
-     * due, else a delta — and returns its sequence.
+     * due, else a delta; [lastSequence] and [lastWasFull] then tell its sequence and kind.
      * @throws FencedOutException when another process took the run over ([fencedOut] is then set).
      */
     suspend fun checkpoint(
@@ -270,30 +370,14 @@ internal class Checkpointer(
         position: Position,
         recorder: RunRecorder,
         saga: Saga? = null,
-    ): Long = try {
-        val held = saga?.entries?.size ?: 0
-        save(status, full) { isFull, createdAt ->
-            if (isFull) {
-                PositionCodec.wrap(
-                    PositionEncoder.full(
-                        graph,
-                        runId,
-                        status,
-                        state,
-                        position,
-                        recorder.nodeStatus,
-                        recorder.interrupts,
-                        recorder.errors,
-                        children,
-                        saga,
-                    ),
-                    createdAt,
-                )
-            } else {
-                PositionEncoder.delta(
+    ) {
+        try {
+            val held = saga?.entries?.size ?: 0
+            save(status, full) { isFull, createdAt ->
+                PositionEncoder.payload(
                     graph,
-                    runId,
                     status,
+                    isFull,
                     this,
                     state,
                     position,
@@ -304,15 +388,25 @@ internal class Checkpointer(
                     saga,
                 )
             }
-        }.also { if (saga != null) saga.saved = held }
-    } catch (e: FencedOutException) {
-        fencedOut = true
-        throw e
+            if (saga != null) saga.saved = held
+        } catch (e: FencedOutException) {
+            fencedOut = true
+            throw e
+        }
     }
 }
 
-/** The capacity the delta payload buffer starts with: a chain step's delta is about 450 chars. */
+/** The capacity the payload buffer starts with: a chain step's delta is about 450 chars. */
 private const val INITIAL_BUFFER = 1_024
 
 /** A delta payload buffer larger than this (chars) after a save is dropped rather than kept for the next one. */
 private const val MAX_KEPT_BUFFER = 65_536
+
+/** How soon a renewal that failed for a reason that may pass is tried again: 250 ms. */
+private const val RENEWAL_RETRY_NANOS = 250_000_000L
+
+/** The shortest wait before a lease is renewed: 50 ms. */
+private const val MIN_RENEWAL_NANOS = 50_000_000L
+
+/** The longest wait before a lease is renewed (about 31 years): longer would overflow `System.nanoTime` sums. */
+private const val MAX_RENEWAL_SECONDS = 1_000_000_000L

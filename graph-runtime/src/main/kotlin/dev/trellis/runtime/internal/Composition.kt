@@ -34,31 +34,6 @@ import java.util.concurrent.atomic.AtomicReference
  * `maxConcurrency` workers, their writes folded in task order).
  */
 
-/**
- * Where a child run sits: its events' path [prefix] (`research/`), its checkpoint [key], the [parent] run and what
- * the parent's child runs of its graph share ([plan]).
- */
-internal class Nesting(private val path: String, val key: String, val parent: Engine, val plan: ChildPlan) {
-    private var prefixMade: String? = null
-
-    /**
-     * The paths of the child run's nodes are this prefix and their ids; made when first needed (a race makes equal
-     * strings).
-     */
-    val prefix: String get() = prefixMade ?: "$path/".also { prefixMade = it }
-}
-
-/**
- * What every child run of [graph] in one parent run shares, made by the first one ([Engine.childPlanOf]): the
- * interceptor tables of a run with the parent's child [options] (the same options for all of them) and the child
- * graph's [GraphRuntime] (start costs, a spare position), looked up once instead of per child run.
- */
-internal class ChildPlan(val graph: Graph, options: RunOptions) {
-    val interceptors: Array<Array<dev.trellis.graph.NodeInterceptor>?>? = interceptorTable(graph, options)
-    val taskInterceptors: Array<Array<dev.trellis.graph.NodeInterceptor>?>? = taskInterceptorTable(interceptors)
-    val runtime: GraphRuntime = StartCosts.runtimeOf(graph.topology)
-}
-
 /** The key of [execution]'s child runs and tasks in checkpoints: `research#2` (node id, execution number). */
 internal fun childKey(execution: Execution): String = execution.node.id + "#" + execution.number
 
@@ -70,7 +45,10 @@ internal suspend inline fun Engine.runSubgraph(execution: Execution, scope: Node
     // The key names the child in checkpoints; a run without any never needs it.
     val key = if (checkpointer == null && restoredChildren.isEmpty()) "" else childKey(execution)
     val mapping = spec.mapping
-    val result = runChild(execution, spec.graph, key, execution.path) {
+    // Untimed, without interceptors (one could proceed twice at once) and while this run drives alone, no other child
+    // run of the graph can run beside it (Nesting.alone).
+    val alone = handoff == null && scope === execution && interceptors == null
+    val result = runChild(execution, spec.graph, key, execution.path, alone) {
         // Key-to-key inputs read only keys of the node's slice (the mapping's): the snapshot reads the same values
         // as the slice's view, which is made only for an input block (docs/semantics.md §12).
         mapping.inputFor(if (mapping.hasBlocks) scope.state else execution.snapshot)
@@ -80,24 +58,22 @@ internal suspend inline fun Engine.runSubgraph(execution: Execution, scope: Node
 
 /**
  * Runs a child run of [graph] at [path] for [execution] and returns its result when it completed: restored from
- * the checkpoints under [key] when the run was restored with one in flight, else from [input]. A failed child run
- * fails the attempt with its first error; an interrupted one ends it INTERRUPTED with the child's interrupts.
+ * the checkpoints under [key] when the run was restored with one in flight, else from [input]; [alone] when no other
+ * child run of [graph] can run beside it ([Nesting.alone]). A failed child run fails the attempt with its first
+ * error; an interrupted one ends it INTERRUPTED with the child's interrupts.
  */
 internal suspend inline fun Engine.runChild(
     execution: Execution,
     graph: Graph,
     key: String,
     path: String,
+    alone: Boolean,
     input: () -> State,
 ): RunResult {
-    val nesting = Nesting(path, key, this, childPlanOf(graph))
-    val restored = restoredChildren.remove(key)?.let { restoreChild(graph, key, it) }
-    val answers = if (answers.isEmpty) emptyMap() else answers.takeUnder(nesting.prefix)
-    val child = if (restored != null && restored.data.status != Status.FAILED.name) {
-        Engine(graph, restored.state, childOptions, outbox.log, restored, answers, nesting = nesting, fresh = false)
-    } else {
-        Engine(graph, input(), childOptions, outbox.log, null, answers, nesting = nesting)
-    }
+    // Only what is needed after the child run is kept across it: the suspend frame holds fewer locals.
+    val child = childRun(graph, key, path, alone, input)
+    // The first attempt's start is the child run's (a later attempt's start is not kept: the child reads the clock).
+    if (execution.attempt == 1) child.startAt(execution.durationNanos)
     var handUp = true
     val result = try {
         child.execute().also { handUp = it.status != Status.INTERRUPTED }
@@ -105,11 +81,40 @@ internal suspend inline fun Engine.runChild(
         // An interrupted child keeps its list in its own checkpoints: it comes back with the child on resume.
         child.saga?.let { if (handUp) (execution.owner ?: execution).addChildCompensable(execution.task, it.entries) }
     }
+    return childEnded(execution, child, path, result)
+}
+
+/** The engine of a child run of [graph] at [path]: restored from [key]'s checkpoints when it was in flight, else new. */
+internal inline fun Engine.childRun(
+    graph: Graph,
+    key: String,
+    path: String,
+    alone: Boolean,
+    input: () -> State,
+): Engine {
+    val nesting = Nesting(path, key, this, childPlanOf(graph), alone)
+    val restored = restoredChildren.remove(key)?.let { restoreChild(graph, key, it) }
+    val answers = if (answers.isEmpty) emptyMap() else answers.takeUnder(nesting.prefix)
+    return if (restored != null && restored.data.status != Status.FAILED.name) {
+        Engine(graph, restored.state, childOptions, outbox.log, restored, answers, nesting = nesting, fresh = false)
+    } else {
+        Engine(graph, input(), childOptions, outbox.log, null, answers, nesting = nesting)
+    }
+}
+
+/**
+ * What follows [child]'s run: its charges and position, its [result] kept under [path]; returns the result when the
+ * child run completed, else fails or interrupts [execution]'s attempt.
+ */
+internal fun Engine.childEnded(execution: Execution, child: Engine, path: String, result: RunResult): RunResult {
     // Its charges count toward this run's meters through the execution that ran it (`docs/semantics.md` §13.4).
     child.position.meters?.let { execution.chargeAll(it.totals) }
     // The child run ended (its nodes with it): the next child run of its graph may take its position (not when it
     // saved checkpoints, which read positions: `docs/persistence.md`).
-    if (child.checkpointer == null) nesting.plan.runtime.givePosition(child.position)
+    if (child.checkpointer == null) {
+        val nesting = child.nesting!!
+        if (nesting.alone) nesting.plan.spare = child.position else nesting.plan.runtime.givePosition(child.position)
+    }
     childResultsMap()[path] = result
     when (result.status) {
         Status.COMPLETED -> return result
@@ -122,7 +127,7 @@ internal suspend inline fun Engine.runChild(
 }
 
 /** A child run's position from its checkpoints since its last full one, or null when it has none yet. */
-private fun Engine.restoreChild(graph: Graph, key: String, data: ChildData): Restored? {
+internal fun Engine.restoreChild(graph: Graph, key: String, data: ChildData): Restored? {
     if (data.chain.isEmpty()) return null
     val where = "child run '$key' in the checkpoints of run '$runId'"
     val chain = data.chain.map { PositionCodec.unwrap(graph, it, where) }

@@ -8,7 +8,6 @@ import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
-import kotlin.coroutines.EmptyCoroutineContext
 
 /*
  * The drive loop of an [Engine]: the run's [loop] drives the scheduler until it has nothing to do but wait, then
@@ -17,10 +16,39 @@ import kotlin.coroutines.EmptyCoroutineContext
  * are in `Workers.kt`, what happens when an execution begins or ends in `Steps.kt`.
  */
 
-/** Runs the scheduler in the run's own coroutine until nothing runs and nothing can start. */
-internal suspend fun Engine.loop() = coroutineScope {
-    val keepAlive = checkpointer?.takeIf { !it.nested }?.let { writer ->
-        launch(if (virtualTime) EmptyCoroutineContext else LeaseRenewal.dispatcher) {
+/**
+ * Runs the scheduler in the run's own coroutine until nothing runs and nothing can start: in the caller's coroutine
+ * while each node starts alone ([driveAlone]), in a scope of the run's own once two could run at once.
+ *
+ * Not inline, although its frame is one per run: with the drive loop inlined, `Engine.execute` would pass HotSpot's
+ * limit of 8,000 bytes of bytecode for a method it compiles, and run interpreted (every workload ten times slower).
+ */
+internal suspend fun Engine.loop() {
+    // A run in virtual time that renews its lease needs its scope from the start, for the renewal's coroutine.
+    val renewsLease = virtualTime && checkpointer?.nested == false
+    if (!renewsLease && driveAlone()) return
+    loopInScope()
+}
+
+/**
+ * Drives the run in the caller's coroutine, without a scope of its own, for as long as each node starts alone (one
+ * ready, none running): the driver then runs it inline ([startEach]) and no node coroutine is launched, so the run
+ * needs no scope to wait for them. Returns true when the run is done; false, with nothing running and the nodes
+ * still ready, when two could run at once: the loop then goes on in its scope ([loopInScope]).
+ */
+@Suppress("NOTHING_TO_INLINE") // inline: no suspend frame of its own, once per run and per child run
+private suspend inline fun Engine.driveAlone(): Boolean {
+    if (!drive(null)) return false
+    outbox.flush()
+    return true
+}
+
+/** [loop] in a scope of the run's own, whose children are the run's node coroutines (and a lease renewal). */
+private suspend fun Engine.loopInScope() = coroutineScope {
+    // A run in real time has its lease renewed by LeaseRenewal from its claim to its release (no coroutine of its
+    // own); one in virtual time renews it in its own context, on its scheduler's time.
+    val keepAlive = checkpointer?.takeIf { !it.nested && virtualTime }?.let { writer ->
+        launch {
             try {
                 writer.keepLeaseAlive()
             } catch (e: Throwable) {
@@ -71,7 +99,7 @@ internal suspend fun Engine.drainCancelled() {
  * starts ready nodes. Returns true when nothing runs and nothing can start (the caller keeps the right), false
  * when it let the right go because it had nothing to do until a running node finishes.
  */
-internal suspend inline fun Engine.drive(scope: CoroutineScope): Boolean {
+internal suspend inline fun Engine.drive(scope: CoroutineScope?): Boolean {
     var missed = 1
     while (true) {
         startReady(scope)
@@ -83,6 +111,8 @@ internal suspend inline fun Engine.drive(scope: CoroutineScope): Boolean {
             continue
         }
         if (position.runningCount == 0) {
+            // Without a scope ([driveAlone]), [startEach] leaves nodes ready that cannot start alone.
+            if (scope == null && !position.halted && position.readyCount > 0) return false
             if (!position.halted && position.fallback()) continue
             return true
         }
@@ -108,7 +138,7 @@ internal suspend inline fun Engine.driveFromNode(scope: CoroutineScope, handoff:
     if (done) handoff.passToLoop()
 }
 
-internal suspend inline fun Engine.startReady(scope: CoroutineScope) {
+internal suspend inline fun Engine.startReady(scope: CoroutineScope?) {
     // Counted in a field of the driver's, not a local captured by a lambda: in a node's coroutine, where this is
     // inlined into a suspend lambda, such a local is a boxed `Ref` per call.
     queuedByDriver = 0
@@ -118,7 +148,7 @@ internal suspend inline fun Engine.startReady(scope: CoroutineScope) {
         if (queuedByDriver > 0) {
             val handoff = handoff!!
             if (handoff.needsRunner()) {
-                launchRunner(scope, handoff)
+                launchRunner(scope!!, handoff)
             } else if (!virtualTime) {
                 // A counted worker may be inside a node believed quick that is not quick this time (never in
                 // virtual time, where every node counts as long: see work()).
@@ -128,8 +158,14 @@ internal suspend inline fun Engine.startReady(scope: CoroutineScope) {
     }
 }
 
-internal suspend inline fun Engine.startEach(scope: CoroutineScope) {
+/**
+ * Begins ready nodes while the run may start more; a node that starts alone (nothing else running or ready) runs
+ * inline, the others are queued for the workers. Without a [scope] ([driveAlone]) it begins only a node that starts
+ * alone, and leaves the ready nodes as they are when there are more.
+ */
+internal suspend inline fun Engine.startEach(scope: CoroutineScope?) {
     while (!position.halted && position.readyCount > 0 && position.runningCount < config.maxConcurrency) {
+        if (scope == null && position.readyCount > 1) return
         if (drainWanted) {
             drained = true
             position.halted = true
@@ -159,7 +195,7 @@ internal suspend inline fun Engine.startEach(scope: CoroutineScope) {
             execution.run()
             if (checkpointer == null) complete(execution) else completeStep(execution)
         } else {
-            enqueue(scope, execution)
+            enqueue(scope!!, execution)
             queuedByDriver++
         }
     }

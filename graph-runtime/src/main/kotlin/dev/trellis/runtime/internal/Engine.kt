@@ -6,10 +6,8 @@ import dev.trellis.graph.NodeInterceptor
 import dev.trellis.graph.State
 import dev.trellis.graph.Topology
 import dev.trellis.runtime.Checkpointing
-import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
-import dev.trellis.runtime.RunTimeoutException
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.internal.checkpoint.PositionEncoder
 import dev.trellis.runtime.internal.checkpoint.ReadBack
@@ -21,15 +19,13 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.withContext
-import kotlinx.coroutines.withTimeoutOrNull
 import java.time.Clock
-import java.time.Duration
 import java.time.Instant
 import java.util.concurrent.atomic.AtomicLongArray
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.time.TimeMark
 import kotlin.time.TimeSource
-import kotlin.time.toJavaDuration
 
 /**
  * The scheduler of one run: its lifecycle, and what ties the pieces below together. Rules: `docs/semantics.md`.
@@ -61,13 +57,13 @@ internal class Engine(
     input: State,
     val options: RunOptions,
     events: EventLog?,
-    private val restored: Restored? = null,
+    val restored: Restored? = null,
     answers: Map<String, String> = emptyMap(),
     forkedFrom: CheckpointRef? = null,
     /** The sequence of the last checkpoint of this run in the store (0 for a new run or a fork). */
     lastSequence: Long = 0,
     /** Whether this is a new run id (a new run or a fork), which must not have checkpoints yet. */
-    private val fresh: Boolean = restored == null,
+    val fresh: Boolean = restored == null,
     /** Where this run sits when it is the child run of a subgraph node or map task, or null for a run of its own. */
     val nesting: Nesting? = null,
 ) {
@@ -87,10 +83,33 @@ internal class Engine(
      * own without checkpoints leaves its position when it returns ([execute]), a child run when its parent has read it
      * (`Composition.kt`).
      */
-    val position = (if (restored == null) graphRuntime.takePosition() else null)
+    val position = (if (restored == null) spareOf(nesting) else null)
         ?: Position(size, topology.keys.size, topology.channels)
+
+    private fun spareOf(nesting: Nesting?): Position? =
+        if (nesting?.alone == true) nesting.plan.takeSpare() else graphRuntime.takePosition()
+
     val outbox = Outbox(events)
     val recorder = RunRecorder(topology, options.executionHistoryLimit)
+
+    /**
+     * The run's state: the input, then each merge's ([mergeWrites]). Written by the driver only, with a release store
+     * (no fence on the merge path); read by the driver, and by a retrying node for its next attempt's snapshot (a
+     * [State] is immutable, its fields final). Set first, before anything reads it.
+     */
+    @Volatile
+    @JvmField // for its field updater: written through [currentState] only
+    var state: State? = null
+
+    var currentState: State
+        get() = state!!
+        set(value) {
+            STATE.lazySet(this, value)
+        }
+
+    init {
+        STATE.lazySet(this, restored?.state ?: input)
+    }
 
     /** Where node bodies run, resolved when the run starts ([resolveTime]). */
     var childContext: CoroutineDispatcher = Dispatchers.Default
@@ -106,7 +125,19 @@ internal class Engine(
      */
     var virtualTime: Boolean = false
         private set
+
+    /** When the run started ([nanoTime]): read by [execute], unless [startAt] gave it ([startGiven]). */
     private var startNanos = 0L
+    private var startGiven = false
+
+    /**
+     * Gives a child run its start: the reading of the clock its subgraph node or map task started at, a moment
+     * before (the same clock: a child run reads its parent's time), instead of a reading of its own.
+     */
+    fun startAt(nanos: Long) {
+        startNanos = nanos
+        startGiven = true
+    }
 
     /** When this segment of the run started ([nanoTime]), for the budget's wall time (`Meters.kt`). */
     val segmentStart: Long get() = startNanos
@@ -184,6 +215,7 @@ internal class Engine(
                 graph,
                 runId,
                 it,
+                graphRuntime,
                 options.clock,
                 lastSequence,
                 forkedFrom,
@@ -209,7 +241,7 @@ internal class Engine(
     init {
         // A child run's tables are its parent's for that child graph: the same options, made once per parent run.
         val plan = nesting?.plan
-        interceptors = if (plan != null) plan.interceptors else interceptorTable(graph, options)
+        interceptors = if (plan != null) plan.interceptors else interceptorTable(graph, options, graphRuntime)
         taskInterceptors = if (plan != null) plan.taskInterceptors else taskInterceptorTable(interceptors)
     }
 
@@ -228,6 +260,9 @@ internal class Engine(
     /** Node coroutines are children of the loop's scope on [childContext], combined once per run. */
     var childScope: CoroutineScope? = null
 
+    /** Whether [childScope]'s context lets node coroutines start without a context switch ([plainContext]). */
+    var plainChildren = false
+
     init {
         if (nesting == null) this.answers.requireNodesOf(graph)
         if (restored != null) {
@@ -240,32 +275,13 @@ internal class Engine(
     /** Whether this run, or a run it is a child of, was asked to drain. */
     val drainWanted: Boolean get() = drainRequested || nesting?.parent?.drainWanted == true
 
-    @Volatile
-    var currentState: State = restored?.state ?: input
-
     fun nanoTime(): Long = if (monotonic) System.nanoTime() else origin.elapsedNow().inWholeNanoseconds
 
     fun now(): Instant = Instant.now(clock)
 
-    /** The timestamp of the last `NodeCompleted` the driver posted, and when ([nanoTime]) it was read. */
-    private var lastCompletedAt: Instant? = null
-    private var lastCompletedNanos = 0L
-
-    /** Reads the clock for a `NodeCompleted` (and its `EdgeTaken`s), noting the reading for [startedAt]. */
-    fun completedAt(): Instant = now().also {
-        lastCompletedAt = it
-        lastCompletedNanos = nanoTime()
-    }
-
-    /**
-     * The timestamp of a `NodeStarted`: the last `NodeCompleted`'s when less than [SHARED_STAMP_NANOS] of the run's time
-     * passed since it was read (the driver begins the nodes a completion made ready right after it), else the clock's
-     * (`docs/semantics.md` §8). One reading of the clock serves both events; a node begun after a wait reads it anew.
-     */
-    fun startedAt(): Instant {
-        val last = lastCompletedAt ?: return now()
-        return if (nanoTime() - lastCompletedNanos < SHARED_STAMP_NANOS) last else now()
-    }
+    /** The timestamp of the last `NodeCompleted` the driver posted, and when ([nanoTime]) it was read (`NodeEvents.kt`). */
+    var lastCompletedAt: Instant? = null
+    var lastCompletedNanos = 0L
 
     /**
      * Resolves where nodes run and which time the run reads, from [RunOptions] and the [caller]'s dispatcher: under a
@@ -301,15 +317,17 @@ internal class Engine(
     /** Runs to the end and returns the result; a cancelled caller gets its [CancellationException] rethrown. */
     suspend fun execute(onCancelled: (RunResult) -> Unit = {}): RunResult {
         resolveTime(if (nesting == null) currentCoroutineContext()[ContinuationInterceptor] else null)
-        startNanos = nanoTime()
+        if (!startGiven) startNanos = nanoTime()
         // A new run's state (its input, a fork's edit) is checked before anything is claimed or run.
         if (fresh) readBack?.requireReadable(currentState)
-        checkpointer?.open(fresh)
+        checkpointer?.open(fresh, timedRenewal = !virtualTime)
         val unregister = options.control?.register { drainRequested = true }
         try {
-            val result = run(onCancelled)
+            val result = runToEnd(onCancelled)
             // Nothing reads the position of a run of its own once it returned (a child run's is read by its parent).
             if (nesting == null && checkpointer == null) graphRuntime.givePosition(position)
+            // Every child run has ended: the last plan's spare position goes to the next run of its graph.
+            childPlan?.giveBackSpare()
             return result
         } finally {
             releaseLease()
@@ -322,114 +340,12 @@ internal class Engine(
      * Releases the run's lease (once; later calls do nothing), before the run's end is observable — its terminal
      * event, its result, the control's count — so that whoever sees the run end can claim it at once.
      */
-    private suspend fun releaseLease() {
+    suspend fun releaseLease() {
         if (checkpointer != null) withContext(NonCancellable) { checkpointer.close() }
     }
 
-    // Inline: its frame is [execute]'s, one suspend frame per run less.
-    private suspend inline fun run(noinline onCancelled: (RunResult) -> Unit): RunResult {
-        val errors = recorder.errors
-        if (nesting == null) outbox.send { seq -> RunEvent.RunStarted(runId, seq, now(), graph.id, currentState) }
-        val compensating = compensating
-        if (restored == null) for (entry in topology.entries) position.markReady(entry)
-        if (wallLimitNanos >= 0 && position.meters == null) position.meters = Meters() // time spent is checkpointed
-        checkBudgetAtStart()
-        // A resumed run with composite nodes starts a new delta chain here, so that a child's checkpoint never
-        // extends the chain another process wrote (docs/persistence.md, nested checkpoints).
-        if (checkpointer?.everyStep == true && !compensating &&
-            (fresh || (graph.hasComposites && nesting == null))
-        ) {
-            checkpointStep()
-        }
-        val timeout = config.executionTimeout
-        val status: Status
-        try {
-            if (compensating) {
-                // Restored while compensating (`docs/semantics.md` §13.6): no node runs, the compensations finish.
-            } else if (timeout == null) {
-                loop()
-            } else if (withTimeoutOrNull(timeout) {
-                    loop()
-                    true
-                } == null
-            ) {
-                fail(RunTimeoutException(timeout.toJavaDuration()))
-                drainCancelled()
-            }
-            status = when {
-                errors.isNotEmpty() -> Status.FAILED
-                recorder.interrupts.isNotEmpty() -> Status.INTERRUPTED
-                drained && position.readyCount + position.pendingTriggers > 0 -> Status.INTERRUPTED
-                else -> Status.COMPLETED
-            }
-            if (status == Status.FAILED && nesting == null && saga != null) compensate()
-            // Inside the try: a run cancelled while its last checkpoint is saved ends CANCELLED like any other.
-            if (checkpointer != null && !checkpointer.fencedOut) checkpointFinal(status)
-        } catch (e: CancellationException) {
-            withContext(NonCancellable) {
-                outbox.draining = true
-                drainCancelled()
-                if (options.compensateOnCancel && nesting == null && saga != null) compensate()
-                releaseLease()
-                val result = result(Status.CANCELLED)
-                onCancelled(result)
-                if (nesting == null) {
-                    outbox.send { seq -> RunEvent.RunCancelled(runId, seq, now(), result) }
-                } else {
-                    outbox.flush()
-                }
-            }
-            throw e
-        }
-        releaseLease()
-        val result = result(if (errors.isEmpty()) status else Status.FAILED)
-        if (nesting != null) {
-            outbox.flush()
-            return result
-        }
-        outbox.send { seq ->
-            when (result.status) {
-                Status.COMPLETED -> RunEvent.RunCompleted(runId, seq, now(), result)
-                Status.INTERRUPTED -> RunEvent.RunInterrupted(runId, seq, now(), result)
-                else -> RunEvent.RunFailed(runId, seq, now(), result.errors.first(), result)
-            }
-        }
-        return result
-    }
-
-    suspend fun emitCustom(execution: Execution, payload: Any) {
-        outbox.nodeSend { seq ->
-            RunEvent.Custom(
-                runId,
-                seq,
-                now(),
-                execution.node.id,
-                execution.number,
-                payload,
-                execution.path,
-                execution.task,
-            )
-        }
-    }
-
-    suspend fun emitRetrying(execution: Execution, error: Throwable, delay: Duration) {
-        outbox.nodeSend { seq ->
-            RunEvent.NodeRetrying(
-                runId,
-                seq,
-                now(),
-                execution.node.id,
-                execution.number,
-                execution.attempt,
-                error,
-                delay,
-                execution.path,
-                execution.task,
-            )
-        }
-    }
-
-    private fun result(status: Status): RunResult = recorder.result(
+    /** The run's result, ended with [status]. */
+    fun result(status: Status): RunResult = recorder.result(
         runId,
         graph.id,
         status,
@@ -443,5 +359,6 @@ internal class Engine(
     )
 }
 
-/** How soon after a `NodeCompleted` a `NodeStarted` shares its timestamp ([Engine.startedAt]): 10 µs of run time. */
-internal const val SHARED_STAMP_NANOS: Long = 10_000
+/** [Engine.currentState]'s release stores. */
+private val STATE: AtomicReferenceFieldUpdater<Engine, State> =
+    AtomicReferenceFieldUpdater.newUpdater(Engine::class.java, State::class.java, "state")

@@ -254,7 +254,15 @@ internal open class Execution(
      * interceptors (`docs/semantics.md` §13.1) — a map task's body through those that wrap map tasks only.
      */
     open suspend fun invokeBody(scope: AttemptScope) {
-        runIntercepted(scope, node, node.body, interceptors)
+        val interceptors = interceptors
+        val composite = node.composite
+        if (composite == null || interceptors != null) return runIntercepted(scope, node, node.body, interceptors)
+        // A subgraph or map node's body only hands its spec to the scope: without interceptors, the runtime does so
+        // itself, without the body's coroutine frame.
+        when (composite) {
+            is Composite.Subgraph -> (scope as CompositeScope).runSubgraph(composite)
+            is Composite.Map -> (scope as CompositeScope).runMap(composite)
+        }
     }
 
     // The node's policies are read where needed, not kept in fields: an execution is allocated per step.
@@ -323,14 +331,15 @@ internal open class Execution(
     suspend inline fun runOnce() {
         durationNanos = engine.nanoTime() // the start time until the end
         try {
-            if (engine.interceptors == null && task < 0) node.body(this) else invokeBody(this)
+            // A plain node's body directly; a composite node's spec is run by [invokeBody] without the body's frame.
+            if (engine.interceptors == null && task < 0 && node.composite == null) node.body(this) else invokeBody(this)
             error?.let { throw it } // a slice violation the body caught
             // A body that swallowed the cancellation of its run still ends cancelled, its writes unapplied.
             currentCoroutineContext().ensureActive()
             status = Status.COMPLETED
         } catch (e: Throwable) {
             status = Status.CANCELLED // when rethrown just below
-            e.rethrowIfFatal(currentCoroutineContext())
+            e.rethrowIfCancelled(currentCoroutineContext())
             clearWrites()
             val violation = error
             if (violation == null && e is InterruptSignal) {
@@ -357,7 +366,7 @@ internal open class Execution(
         } catch (e: Throwable) {
             e
         } ?: return null
-        failure.rethrowIfFatal(currentCoroutineContext())
+        failure.rethrowIfCancelled(currentCoroutineContext())
         writeCount = 0
         return error ?: failure // a slice violation, even one the body caught, is the attempt's failure
     }

@@ -1,6 +1,7 @@
 package dev.trellis.runtime.internal
 
 import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.isActive
 import kotlin.coroutines.CoroutineContext
 
@@ -19,4 +20,15 @@ import kotlin.coroutines.CoroutineContext
 internal fun Throwable.rethrowIfFatal(context: CoroutineContext?) {
     if (this is CancellationException && context != null && !context.isActive) throw this
     if (this is VirtualMachineError && this !is StackOverflowError) throw this
+}
+
+/**
+ * For what a node's body threw: [rethrowIfFatal], and, whatever it threw, the cancellation of [context] when that
+ * coroutine is cancelled. A body cancelled with its run often fails with what the cancellation caused (an I/O call
+ * interrupted, a resource closed under it, a fleet claim found lost); that is the cancellation, not a failure of the
+ * node: the execution ends `CANCELLED` and no failure is recorded (`docs/semantics.md` §6).
+ */
+internal fun Throwable.rethrowIfCancelled(context: CoroutineContext) {
+    rethrowIfFatal(context)
+    context.ensureActive()
 }

@@ -40,14 +40,14 @@ internal interface AttemptScope : NodeScope {
  * The interceptors of each node of [graph] in a run with [options], outermost first, by node index; an entry is null
  * for a node without any, and the table is null when no node has any.
  */
-internal fun interceptorTable(graph: Graph, options: RunOptions): Array<Array<NodeInterceptor>?>? {
+internal fun interceptorTable(
+    graph: Graph,
+    options: RunOptions,
+    runtime: GraphRuntime = StartCosts.runtimeOf(graph.topology),
+): Array<Array<NodeInterceptor>?>? {
     val outer = options.interceptors.size + graph.config.interceptors.size
     val nodes = graph.nodes
-    if (outer == 0) {
-        var any = false
-        for (i in nodes.indices) if (nodes[i].interceptors.isNotEmpty() || nodes[i].cache != null) any = true
-        if (!any) return null
-    }
+    if (outer == 0 && !runtime.nodesIntercepted) return null
     return Array(nodes.size) { i ->
         val node = nodes[i]
         val own = node.interceptors

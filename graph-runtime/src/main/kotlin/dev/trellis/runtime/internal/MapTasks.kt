@@ -62,7 +62,7 @@ internal class SubgraphTask(
     /** Runs the task's child run and writes its output through [scope]. */
     override suspend fun runTask(scope: NodeScope) {
         val mapping = spec.mapping!!
-        val result = engine.runChild(this, spec.graph!!, "$key[$task]", path) {
+        val result = engine.runChild(this, spec.graph!!, "$key[$task]", path, alone = false) {
             mapping.inputFor(owner.state, item, task)
         }
         mapping.applyOutput(scope, result.state)

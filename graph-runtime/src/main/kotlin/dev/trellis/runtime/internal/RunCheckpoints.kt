@@ -39,20 +39,40 @@ private suspend fun Engine.saveFailure() {
     }
 }
 
-/** Saves a checkpoint of the current position; a failure to save fails the run. */
-internal suspend fun Engine.checkpoint(status: String, full: Boolean = false, state: State = currentState) {
+/**
+ * Saves a checkpoint of the current position; a failure to save fails the run. Inline, as [checkpointStep]: a step's
+ * save then takes the suspend frames of [Checkpointer.checkpoint] and the store's append only.
+ */
+@Suppress("NOTHING_TO_INLINE")
+internal suspend inline fun Engine.checkpoint(status: String, full: Boolean = false, state: State = currentState) {
     val writer = checkpointer ?: return
     position.meters?.spentNanos = spentNanos()
-    val sequence = writer.checkpoint(status, full, state, position, recorder, saga)
-    outbox.post { seq -> RunEvent.CheckpointSaved(runId, seq, now(), sequence, writer.lastWasFull) }
+    writer.checkpoint(status, full, state, position, recorder, saga)
+    checkpointSaved(writer)
+}
+
+/** Posts the event of [writer]'s last checkpoint. Not a suspend function: no boxed sequence. */
+internal fun Engine.checkpointSaved(writer: Checkpointer) {
+    val sequence = writer.lastSequence
+    val wasFull = writer.lastWasFull
+    outbox.post { seq -> RunEvent.CheckpointSaved(runId, seq, now(), sequence, wasFull) }
 }
 
 /** Saves the checkpoint of a step (status RUNNING); a failure to save fails the run. */
-internal suspend fun Engine.checkpointStep() {
+@Suppress("NOTHING_TO_INLINE")
+internal suspend inline fun Engine.checkpointStep() {
     try {
         checkpoint("RUNNING")
     } catch (e: Throwable) {
         e.rethrowIfFatal(currentCoroutineContext())
         fail(e)
     }
+}
+
+/**
+ * [checkpointStep] for the run's first checkpoint: not inline, so that a run without checkpoints keeps the smaller
+ * suspend frame.
+ */
+internal suspend fun Engine.checkpointStart() {
+    checkpointStep()
 }

@@ -1,6 +1,7 @@
 package dev.trellis.runtime.internal
 
 import dev.trellis.graph.Topology
+import dev.trellis.runtime.internal.checkpoint.PayloadTexts
 import java.util.WeakHashMap
 import java.util.concurrent.atomic.AtomicLongArray
 import java.util.concurrent.atomic.AtomicReference
@@ -30,7 +31,7 @@ internal object StartCosts {
             byTopology.getOrPut(topology) {
                 val costs = AtomicLongArray(topology.size)
                 for (i in 0 until topology.size) costs.set(i, Long.MAX_VALUE)
-                GraphRuntime(costs)
+                GraphRuntime(topology, costs)
             }
         }
         last = Entry(java.lang.ref.WeakReference(topology), runtime)
@@ -41,9 +42,17 @@ internal object StartCosts {
 /**
  * What the runtime keeps across the runs of one graph: its nodes' start [costs] ([StartCosts]), and the [Position] of
  * a run that ended, which the next run reuses instead of allocating its per-node and per-channel arrays again
- * ([Position.reuse]). One spare at most; concurrent runs of the graph take it in turn or allocate their own.
+ * ([Position.reuse]). One spare at most; concurrent runs of the graph take it in turn or allocate their own. The
+ * same holds for the checkpoint payload buffer of a run that ended ([Checkpointer]), already grown to the size of the
+ * graph's full checkpoints; the graph's [payloadTexts] are made once.
  */
-internal class GraphRuntime(val costs: AtomicLongArray) {
+internal class GraphRuntime(private val topology: Topology, val costs: AtomicLongArray) {
+    /** Whether a node of the graph has interceptors or a cache of its own ([interceptorTable]). */
+    val nodesIntercepted: Boolean = topology.nodes.any { it.interceptors.isNotEmpty() || it.cache != null }
+
+    /** The graph's checkpoint payload texts, made by the first run that saves a checkpoint. */
+    val payloadTexts: PayloadTexts by lazy(LazyThreadSafetyMode.PUBLICATION) { PayloadTexts(topology) }
+
     private val spare = AtomicReference<Position?>()
 
     /** A position whose run ended, reset for a new run, or null when there is none to take. */
@@ -52,5 +61,15 @@ internal class GraphRuntime(val costs: AtomicLongArray) {
     /** Gives the position of a run that ended, and that nothing touches any more, to the next run. */
     fun givePosition(position: Position) {
         spare.lazySet(position)
+    }
+
+    private val spareBuffer = AtomicReference<StringBuilder?>()
+
+    /** The payload buffer of a run that ended, or null when there is none to take. */
+    fun takeBuffer(): StringBuilder? = spareBuffer.getAndSet(null)
+
+    /** Gives the payload buffer of a run that will save nothing more to the next run. */
+    fun giveBuffer(buffer: StringBuilder) {
+        spareBuffer.lazySet(buffer)
     }
 }

@@ -16,7 +16,7 @@ internal fun Engine.begin(index: Int): Execution {
     val number = position.begin(index)
     val execution = Execution(this, index, number, currentState)
     position.running[index] = execution
-    recorder.begun(execution)
+    recorder.begun(execution, position.running)
     outbox.post { seq -> RunEvent.NodeStarted(runId, seq, startedAt(), execution.node.id, number, execution.path) }
     return execution
 }
@@ -52,7 +52,7 @@ internal fun Engine.complete(execution: Execution) {
         }
     }
     if (crossing != null && !position.failed) fail(crossing)
-    recorder.nodeStatus[index] = execution.status
+    if (checkpointer != null) recorder.nodeStatus[index] = execution.status
     checkpointer?.recordNode(index)
     if (execution.status != Status.INTERRUPTED && execution.node.composite != null) {
         checkpointer?.dropChildren(childKey(execution))

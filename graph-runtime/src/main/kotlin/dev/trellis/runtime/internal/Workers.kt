@@ -1,9 +1,6 @@
 package dev.trellis.runtime.internal
 
-import dev.trellis.runtime.Status
 import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.CoroutineStart
-import kotlinx.coroutines.Job
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
@@ -11,7 +8,7 @@ import kotlinx.coroutines.launch
 /*
  * The workers of an [Engine]: begun executions are queued in the [Handoff] ([enqueue]) and started by a *worker* —
  * the run's loop or a runner coroutine ([launchRunner]) polling the queue ([work]). Each start is undispatched
- * ([start]) and timed ([startTimed]) so that nodes known to start quickly are started one after another by one
+ * ([startNode]) and timed ([startTimed]) so that nodes known to start quickly are started one after another by one
  * thread; a finished node's coroutine hands its execution over and may drive the scheduler (`Drive.kt`).
  */
 
@@ -33,7 +30,11 @@ internal fun Engine.enqueue(scope: CoroutineScope, execution: Execution) {
             }
         }
     }
-    if (childScope == null) childScope = CoroutineScope(scope.coroutineContext + childContext)
+    if (childScope == null) {
+        val children = CoroutineScope(scope.coroutineContext + childContext)
+        childScope = children
+        plainChildren = plainContext(children)
+    }
     handoff.queue.offer(execution)
 }
 
@@ -78,38 +79,21 @@ internal suspend fun Engine.work(scope: CoroutineScope, handoff: Handoff, loop: 
 }
 
 /**
- * [start], keeping how long it kept this thread busy in [StartCosts] (a moving average); in virtual time
+ * [startNode], keeping how long it kept this thread busy in [StartCosts] (a moving average, see below); in virtual time
  * the start is neither measured nor recorded (the wall clock has no say there, see [work]).
  */
 private fun Engine.startTimed(scope: CoroutineScope, handoff: Handoff, execution: Execution) {
-    if (virtualTime) return start(scope, handoff, execution)
+    if (virtualTime) return startNode(scope, handoff, execution)
     val costs = startCosts
     val index = execution.index
     val started = System.nanoTime()
-    start(scope, handoff, execution)
+    startNode(scope, handoff, execution)
     val cost = System.nanoTime() - started
     val previous = costs.get(index)
-    costs.lazySet(index, if (previous == Long.MAX_VALUE) cost else (previous * 3 + cost) / 4)
-}
-
-/**
- * Starts [execution] in a coroutine of its own, undispatched: it runs in this thread until it finishes or first
- * suspends, then resumes on [childContext]. When it finishes it hands itself over, and drives the scheduler
- * if nobody else does.
- */
-private fun Engine.start(scope: CoroutineScope, handoff: Handoff, execution: Execution) {
-    childScope!!.launch(start = CoroutineStart.UNDISPATCHED) {
-        try {
-            // Not started when a fail-fast cancellation came first, or when the run was cancelled meanwhile.
-            if (isActive &&
-                execution.claim(coroutineContext[Job]!!)
-            ) {
-                execution.run()
-            } else {
-                execution.status = Status.CANCELLED
-            }
-        } finally {
-            if (handoff.offer(execution)) driveFromNode(scope, handoff)
-        }
-    }
+    val average = if (previous == Long.MAX_VALUE) cost else (previous * 3 + cost) / 4
+    // One slow start of a node that was quick does not make it long: a thread preempted, a GC pause, would send it to
+    // a coroutine of its own, a wake-up of another thread per run, for the many runs the average takes to decay. It is
+    // long from its second slow start in a row; meanwhile the StallMonitor covers a node that really took long.
+    val firstSlow = previous < QUICK_START_NANOS && average > QUICK_START_NANOS
+    costs.lazySet(index, if (firstSlow) QUICK_START_NANOS else average)
 }

@@ -18,7 +18,7 @@ import kotlinx.serialization.json.Json
 import org.junit.jupiter.api.Test
 
 /**
- * Delta checkpoints are written as JSON text by hand (`PositionEncoder.delta`); whatever the names and values hold,
+ * Delta checkpoints are written as JSON text by hand (`PositionEncoder.payload`); whatever the names and values hold,
  * they must read back exactly, through the same decoder as full checkpoints.
  */
 class DeltaEncodingTest {

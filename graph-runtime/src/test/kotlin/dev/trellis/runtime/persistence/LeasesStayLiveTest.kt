@@ -88,7 +88,9 @@ class LeasesStayLiveTest {
                 while (!stop.get()) {
                     try {
                         taker.claim("starved", "worker-b")
-                        takeovers.incrementAndGet()
+                        // A claim once the run ended and released its lease is no takeover: its last checkpoint says
+                        // COMPLETED (saved before the release). Taken over while running, it would say RUNNING.
+                        if (taker.latest("starved")?.status != "COMPLETED") takeovers.incrementAndGet()
                     } catch (_: RunOwnedException) {
                         refusals.incrementAndGet()
                     }
@@ -117,6 +119,59 @@ class LeasesStayLiveTest {
             attacker.join()
             owner.close()
             taker.close()
+        }
+    }
+
+    /**
+     * A renewal that fails for a reason that may pass (here the store says the database is busy, once) is tried again
+     * while the lease lasts: the run keeps its lease against a process trying to take it over all along, and ends
+     * COMPLETED. Before, one failed renewal ended the renewals: the lease lapsed, the other process took the run, and
+     * the run's next checkpoint was fenced out.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    fun `a renewal that fails once is tried again, and the run keeps its lease`(): Unit = runBlocking {
+        val store = dev.trellis.checkpoint.InMemoryCheckpointStore(leaseDuration = Duration.ofSeconds(2))
+        val renewals = AtomicInteger()
+        val flaky = object : dev.trellis.checkpoint.CheckpointStore by store {
+            override suspend fun renew(lease: Lease): Lease {
+                if (renewals.incrementAndGet() == 1) throw CheckpointStoreException("The database is busy (test).")
+                return store.renew(lease)
+            }
+        }
+        val slow = graph("slow-renewal", Work) {
+            start(
+                node("wait") {
+                    delay(4_500) // more than two lease durations, in real time
+                    set(Work.done, 1)
+                },
+            )
+        }
+        val takeovers = AtomicInteger()
+        val attacker = launch(kotlinx.coroutines.Dispatchers.Default) {
+            while (store.runs().none { it.runId == "flaky-renewal" && it.owner == "worker-a" }) delay(10)
+            while (true) {
+                try {
+                    store.claim("flaky-renewal", "worker-b")
+                    if (store.latest("flaky-renewal")?.status != "COMPLETED") takeovers.incrementAndGet()
+                    break
+                } catch (_: RunOwnedException) {
+                    delay(100)
+                }
+            }
+        }
+        val result = slow.invoke(
+            options = RunOptions(
+                runId = "flaky-renewal",
+                dispatcher = kotlinx.coroutines.Dispatchers.Default,
+                checkpointing = Checkpointing(flaky, owner = "worker-a"),
+            ),
+        )
+        attacker.cancelAndJoin()
+        withClue("renewals: ${renewals.get()}") {
+            takeovers.get() shouldBe 0
+            result.status shouldBe Status.COMPLETED
+            renewals.get() shouldBeGreaterThanOrEqual 3
         }
     }
 

@@ -20,10 +20,17 @@ import java.time.Duration
 private const val SQLITE_BUSY = 5
 
 /**
+ * The WAL size, in pages, at which SQLite checkpoints inside a commit: a backstop only, four times SQLite's default
+ * (1,000), so that [WalCheckpointer] normally checkpoints first, off the commit.
+ */
+private const val AUTO_CHECKPOINT_PAGES = 4000
+
+/**
  * One SQLite connection to [path], opened on first use and guarded by a [Mutex]. Transactions begin with
  * `BEGIN IMMEDIATE`, which takes the file's write lock at once, so other processes on the same file wait (up to
  * the busy timeout) instead of failing halfway; WAL mode lets readers in other processes go on meanwhile. The
- * statements of an append are prepared once and kept while the connection is open.
+ * statements of an append are prepared once and kept while the connection is open. The WAL is checkpointed by a
+ * [WalCheckpointer] every [CHECKPOINT_EVERY] commits, off the commits themselves.
  */
 internal class SqliteEngine(
     private val path: Path,
@@ -44,6 +51,11 @@ internal class SqliteEngine(
 
     /** Statements prepared on [connection], by their SQL; used and changed only under [mutex]. */
     private val statements = HashMap<String, PreparedStatement>()
+
+    /** Commits since the last checkpoint was requested; used and changed only under [mutex]. */
+    private var commitsSinceCheckpoint = 0
+
+    private val checkpointer = WalCheckpointer({ open(path, busyMillis, syncEveryCommit) }, dispatcher)
 
     /**
      * The mutex is taken and given back on [dispatcher], never on the caller's: released on a caller's dispatcher
@@ -94,37 +106,62 @@ internal class SqliteEngine(
         withStatement(this, sql) { it.execute() }
     }
 
-    /** Begins a write transaction if the file's write lock is free now; `false` if another connection holds it. */
+    /**
+     * Begins a write transaction if the file's write lock is free now; `false` if another connection holds it. The
+     * connection's busy timeout is zero between transactions ([immediateTransaction] raises it for its own), so this
+     * costs no call to change it. Once `BEGIN IMMEDIATE` holds the write lock, nothing else in a WAL transaction
+     * waits for a lock (a commit appends to the WAL; SQLite's automatic checkpoint after it never waits).
+     */
     private fun Connection.beginAtOnce(): Boolean {
-        val sqlite = unwrap(SQLiteConnection::class.java)
-        sqlite.setBusyTimeout(0)
         try {
             run("BEGIN IMMEDIATE")
             return true
         } catch (e: SQLiteException) {
             if (e.resultCode.code and 0xff != SQLITE_BUSY) throw e
             return false
-        } finally {
-            sqlite.setBusyTimeout(busyMillis)
         }
     }
 
     /**
      * The connection stays in auto-commit mode and transactions are begun by hand: the driver's own non-auto-commit
      * mode keeps a transaction open between operations, which with `IMMEDIATE` would hold the write lock forever and
-     * with `DEFERRED` would pin an old snapshot for reads.
+     * with `DEFERRED` would pin an old snapshot for reads. The busy timeout is raised for the transaction and set
+     * back to zero after it (see [beginAtOnce]).
      */
     private fun <T> Connection.immediateTransaction(block: (Connection) -> T): T {
-        run("BEGIN IMMEDIATE")
-        return committed(block)
+        val sqlite = unwrap(SQLiteConnection::class.java)
+        sqlite.setBusyTimeout(busyMillis)
+        try {
+            run("BEGIN IMMEDIATE")
+            return committed(block)
+        } finally {
+            sqlite.setBusyTimeout(0)
+        }
+    }
+
+    /**
+     * Requests a [WalCheckpointer] checkpoint every [CHECKPOINT_EVERY] commits, or does the checkpoint it left to
+     * this connection ([WalCheckpointer.catchUpWanted]). Never throws: the commit before it has succeeded.
+     */
+    private fun Connection.afterCommit() {
+        if (checkpointer.catchUpWanted) {
+            checkpointer.catchUpWanted = false
+            try {
+                // Not through withStatement: a failure here must not be taken for the transaction's.
+                createStatement().use { it.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+            } catch (_: java.sql.SQLException) {
+                // Left to the next checkpoint; the commit stands.
+            }
+        } else if (++commitsSinceCheckpoint >= CHECKPOINT_EVERY) {
+            commitsSinceCheckpoint = 0
+            checkpointer.request()
+        }
     }
 
     /** Runs [block] in the transaction begun on this connection and commits; rolls back if [block] throws. */
     private fun <T> Connection.committed(block: (Connection) -> T): T {
-        try {
-            val result = block(this)
-            run("COMMIT")
-            return result
+        val result = try {
+            block(this).also { run("COMMIT") }
         } catch (e: Throwable) {
             try {
                 run("ROLLBACK")
@@ -133,25 +170,18 @@ internal class SqliteEngine(
             }
             throw e
         }
+        afterCommit()
+        return result
     }
 
     private fun connection(): Connection {
         check(!closed) { "$description was closed; create a new SqliteCheckpointStore to use it again." }
         connection?.let { return it }
         path.toAbsolutePath().parent?.let { Files.createDirectories(it) }
-        val config = SQLiteConfig().apply {
-            setBusyTimeout(busyMillis)
-            setSynchronous(
-                if (syncEveryCommit) SQLiteConfig.SynchronousMode.FULL else SQLiteConfig.SynchronousMode.NORMAL,
-            )
-            enforceForeignKeys(true)
-            // Nothing reads generated keys; on, the driver matches every statement against a pattern and runs a
-            // `SELECT last_insert_rowid()` after each insert.
-            setGetGeneratedKeys(false)
-        }
-        val opened = DriverManager.getConnection("jdbc:sqlite:${path.toAbsolutePath()}", config.toProperties())
+        val opened = open(path, busyMillis, syncEveryCommit)
         try {
             enableWal(opened, busyMillis)
+            opened.createStatement().use { it.execute("PRAGMA wal_autocheckpoint=$AUTO_CHECKPOINT_PAGES") }
             opened.immediateTransaction {
                 Migrations.migrate(
                     it,
@@ -188,11 +218,33 @@ internal class SqliteEngine(
         }
     }
 
+    internal companion object {
+        /** Commits after which the engine requests a [WalCheckpointer] checkpoint: about 1,000 pages of WAL. */
+        const val CHECKPOINT_EVERY = 256
+
+        /** Opens a connection to [path] with the engine's settings. */
+        fun open(path: Path, busyMillis: Int, syncEveryCommit: Boolean): Connection {
+            val config = SQLiteConfig().apply {
+                setBusyTimeout(busyMillis)
+                setSynchronous(
+                    if (syncEveryCommit) SQLiteConfig.SynchronousMode.FULL else SQLiteConfig.SynchronousMode.NORMAL,
+                )
+                enforceForeignKeys(true)
+                // Nothing reads generated keys; on, the driver matches every statement against a pattern and runs a
+                // `SELECT last_insert_rowid()` after each insert.
+                setGetGeneratedKeys(false)
+            }
+            return DriverManager.getConnection("jdbc:sqlite:${path.toAbsolutePath()}", config.toProperties())
+        }
+    }
+
     override fun close() {
         // Closing waits for a running transaction; a coroutine would suspend, but close() is plain, so spin briefly.
         while (!mutex.tryLock()) Thread.onSpinWait()
         try {
             closed = true
+            // First: SQLite checkpoints the WAL and deletes it when the last connection to the file closes.
+            checkpointer.close()
             statements.values.forEach { it.close() }
             statements.clear()
             connection?.close()

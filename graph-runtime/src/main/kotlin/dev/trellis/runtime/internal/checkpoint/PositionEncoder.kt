@@ -2,6 +2,7 @@ package dev.trellis.runtime.internal.checkpoint
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.graph.StateKey
 import dev.trellis.graph.Topology
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.internal.Checkpointer
@@ -11,74 +12,33 @@ import kotlinx.serialization.builtins.ListSerializer
 import java.time.Instant
 
 /**
- * Turns the loop's position into checkpoint payloads: [full] builds the whole [PositionData]; [delta] writes only
- * what changed since the writer's last checkpoint (plus the small frontier: triggers, ready nodes, interrupts)
- * straight to the envelope's JSON text, without intermediate objects, because it runs after every step. Both
- * read back through the same [PositionData] decoder. Nodes running or interrupted at this point are recorded as
- * ready, with their execution not counted: they run again on resume.
+ * Turns the loop's position into checkpoint payloads, written straight to the envelope's JSON text without
+ * intermediate objects, because it runs after every step: a full checkpoint holds the whole position (`state`, every
+ * key's version and last writer, every node that ran, the children in flight, every compensable execution); a
+ * delta only what changed since the writer's last checkpoint (`writes`, and the changed versions, last writers and
+ * nodes). Both carry the small frontier (triggers, ready nodes, interrupts) in full, and both read back through the
+ * same [PositionData] decoder. Nodes running or interrupted at this point are recorded as ready, with their
+ * execution not counted: they run again on resume.
  */
 internal object PositionEncoder {
-    fun full(
-        graph: Graph,
-        runId: String,
-        status: String,
-        state: State,
-        position: Position,
-        nodeStatus: Array<Status>,
-        interrupts: List<Execution>,
-        errors: List<Throwable>,
-        children: Map<String, ChildData> = emptyMap(),
-        saga: dev.trellis.runtime.internal.Saga? = null,
-    ): PositionData {
-        val topology = graph.topology
-        val size = topology.size
-        val keys = topology.keys
-        val stateJson = LinkedHashMap<String, kotlinx.serialization.json.JsonElement>()
-        val versions = LinkedHashMap<String, Long>()
-        val writers = LinkedHashMap<String, String>()
-        for (key in keys) {
-            val value = state.valueAt(key.index)
-            if (value !== State.Unset) stateJson[key.name] = PositionCodec.encodeValue(key, value)
-            val v = state.versionAt(key.index)
-            if (v != 0L) versions[key.name] = v
-            position.lastWriter[key.index]?.let { writers[key.name] = it }
-        }
-        val rerun = rerun(position, interrupts)
-        val nodes = LinkedHashMap<String, NodeData>()
-        for (i in 0 until size) {
-            val finished = position.counts[i] - if (rerun[i]) 1 else 0
-            if (finished == 0 && nodeStatus[i] == Status.PENDING) continue
-            nodes[topology.nodes[i].id] = NodeData(finished, nodeStatus[i].name)
-        }
-        return PositionData(
-            graphId = graph.id,
-            runId = runId,
-            status = status,
-            stateSchema = graph.schema.name,
-            stateVersion = graph.schema.version,
-            state = stateJson,
-            versions = versions,
-            lastWriters = writers,
-            version = position.version,
-            nodes = nodes,
-            triggers = triggers(topology, position),
-            ready = readyIds(graph, position, rerun),
-            totalExecutions = finishedExecutions(position, rerun),
-            interrupts = interruptData(interrupts),
-            errors = errors.map { it.toString() },
-            children = HashMap(children),
-            meters = position.meters?.encoded() ?: emptyMap(),
-            spentNanos = position.meters?.spentNanos ?: 0,
-            compensable = saga?.entries?.map { dev.trellis.runtime.internal.encodeCompensable(it) } ?: emptyList(),
-            compensations = saga?.outcomes?.toList(),
-        )
-    }
+    /** What follows `createdAt` up to the run's status: the same for every checkpoint of a run. */
+    fun runHead(graph: Graph, runId: String): String = StringBuilder(64)
+        .append("\",\"appData\":{},\"data\":{\"graphId\":").appendJson(graph.id)
+        .append(",\"runId\":").appendJson(runId)
+        .append(",\"status\":")
+        .toString()
 
-    /** The envelope of a delta checkpoint, as JSON text; the same fields a [PositionData] of a delta has. */
-    fun delta(
+    /** What follows the status: the state schema's name and version. */
+    fun schemaText(graph: Graph): String = StringBuilder(48)
+        .append(",\"stateSchema\":").appendJson(graph.schema.name)
+        .append(",\"stateVersion\":").append(graph.schema.version)
+        .toString()
+
+    /** The envelope of a checkpoint ([full] or a delta against [writer]'s last one) of [writer]'s run, as JSON text. */
+    fun payload(
         graph: Graph,
-        runId: String,
         status: String,
+        full: Boolean,
         writer: Checkpointer,
         state: State,
         position: Position,
@@ -91,52 +51,28 @@ internal object PositionEncoder {
         val topology = graph.topology
         val keys = topology.keys
         val out = writer.payloadBuffer()
-        out.append("{\"scope\":").appendJson(RUN_SCOPE)
-            .append(",\"schemaVersion\":").append(FORMAT_VERSION)
-            .append(",\"createdAt\":\"").appendIso(createdAt).append('"')
-            .append(",\"appData\":{},\"data\":{")
-        out.append("\"graphId\":").appendJson(graph.id)
-            .append(",\"runId\":").appendJson(runId)
-            .append(",\"status\":").appendJson(status)
-            .append(",\"stateSchema\":").appendJson(graph.schema.name)
-            .append(",\"stateVersion\":").append(graph.schema.version)
-        out.append(",\"writes\":[")
-        for (i in 0 until writer.writeCount) {
-            if (i > 0) out.append(',')
-            val key = keys[writer.writeKeyAt(i)]
-            out.append("{\"key\":").appendJson(key.name).append(",\"value\":")
-            PositionCodec.appendValueText(out, key, writer.writeValueAt(i))
-            out.append('}')
+        out.append(ENVELOPE_HEAD)
+        writer.iso.append(out, createdAt).append(writer.payloadHead).appendJson(status).append(writer.payloadSchema)
+        val texts = writer.texts
+        if (full) {
+            appendState(out, keys, texts, state, position)
+        } else {
+            appendChanges(out, keys, texts, writer, state, position)
         }
-        out.append("],\"versions\":{")
-        var first = true
-        for (i in 0 until writer.changedKeys.size) {
-            val k = writer.changedKeys.at(i)
-            val v = state.versionAt(k)
-            if (v == 0L) continue
-            if (!first) out.append(',')
-            first = false
-            out.appendJson(keys[k].name).append(':').append(v)
-        }
-        out.append("},\"lastWriters\":{")
-        first = true
-        for (i in 0 until writer.changedKeys.size) {
-            val k = writer.changedKeys.at(i)
-            val node = position.lastWriter[k] ?: continue
-            if (!first) out.append(',')
-            first = false
-            out.appendJson(keys[k].name).append(':').appendJson(node)
-        }
-        out.append("},\"version\":").append(position.version)
-        val rerun = rerun(position, interrupts, writer.rerunBuffer)
+        out.append(",\"version\":").append(position.version)
+        // Usually nothing runs again (a step's checkpoint is saved when nothing else runs): no pass over the nodes.
+        val rerunning = position.runningCount > 0 || interrupts.isNotEmpty()
+        val rerun = rerun(position, interrupts, writer, rerunning)
         out.append(",\"nodes\":{")
-        for (i in 0 until writer.changedNodes.size) {
-            val n = writer.changedNodes.at(i)
-            if (i > 0) out.append(',')
-            val finished = position.counts[n] - if (rerun[n]) 1 else 0
-            out.appendJson(
-                topology.nodes[n].id,
-            ).append(":{\"count\":").append(finished).append(",\"status\":").appendJson(nodeStatus[n].name).append('}')
+        var first = true
+        val nodeCount = if (full) topology.size else writer.changedNodes.size
+        for (i in 0 until nodeCount) {
+            val n = if (full) i else writer.changedNodes.at(i)
+            val finished = position.counts[n] - if (rerunning && rerun[n]) 1 else 0
+            if (full && finished == 0 && nodeStatus[n] == Status.PENDING) continue
+            if (!first) out.append(',')
+            first = false
+            out.append(texts.nodeEntries[n]).append(finished).append(NODE_STATUS_ENDS[nodeStatus[n].ordinal])
         }
         out.append("},\"triggers\":[")
         if (position.triggeredSize > 0) {
@@ -149,23 +85,25 @@ internal object PositionEncoder {
             }
         }
         out.append("],\"ready\":[")
-        // As readyIds lists them, written without the list.
-        val nodes = topology.nodes
+        // The nodes that run again first, then the ready queue in its order.
         first = true
-        for (i in rerun.indices) {
-            if (!rerun[i]) continue
-            if (!first) out.append(',')
-            first = false
-            out.appendJson(nodes[i].id)
+        if (rerunning) {
+            for (i in rerun.indices) {
+                if (!rerun[i]) continue
+                if (!first) out.append(',')
+                first = false
+                out.append(texts.nodeIds[i])
+            }
         }
         for (r in 0 until position.readyCount) {
             val i = position.readyAt(r)
-            if (rerun[i]) continue
+            if (rerunning && rerun[i]) continue
             if (!first) out.append(',')
             first = false
-            out.appendJson(nodes[i].id)
+            out.append(texts.nodeIds[i])
         }
-        out.append("],\"totalExecutions\":").append(finishedExecutions(position, rerun))
+        val executions = if (rerunning) finishedExecutions(position, rerun) else position.totalExecutions
+        out.append("],\"totalExecutions\":").append(executions)
         out.append(",\"interrupts\":[")
         val pending = interruptData(interrupts)
         for (i in pending.indices) {
@@ -181,6 +119,7 @@ internal object PositionEncoder {
             out.appendJson(errors[i].toString())
         }
         out.append(']')
+        if (full && writer.children.isNotEmpty()) appendChildren(out, writer.children)
         val meters = position.meters
         if (meters != null) {
             out.append(",\"meters\":{")
@@ -192,17 +131,106 @@ internal object PositionEncoder {
             }
             out.append("},\"spentNanos\":").append(meters.spentNanos)
         }
-        if (saga != null) appendSaga(out, saga)
+        if (saga != null) appendSaga(out, saga, from = if (full) 0 else saga.saved)
         return writer.payloadOf(out.append("}}"))
     }
 
-    /** The compensable executions completed since the last checkpoint, and the compensations' progress. */
-    private fun appendSaga(out: StringBuilder, saga: dev.trellis.runtime.internal.Saga) {
+    /** A full checkpoint's `state`, and every key's version and last writer. */
+    private fun appendState(
+        out: StringBuilder,
+        keys: Array<StateKey<*>>,
+        texts: PayloadTexts,
+        state: State,
+        position: Position,
+    ) {
+        out.append(",\"state\":{")
+        var first = true
+        for (key in keys) {
+            val value = state.valueAt(key.index)
+            if (value === State.Unset) continue
+            if (!first) out.append(',')
+            first = false
+            out.append(texts.keyNames[key.index])
+            PositionCodec.appendValueText(out, key, value)
+        }
+        out.append("},\"versions\":{")
+        first = true
+        for (key in keys) {
+            val v = state.versionAt(key.index)
+            if (v == 0L) continue
+            if (!first) out.append(',')
+            first = false
+            out.append(texts.keyNames[key.index]).append(v)
+        }
+        out.append("},\"lastWriters\":{")
+        first = true
+        for (key in keys) {
+            val node = position.lastWriter[key.index] ?: continue
+            if (!first) out.append(',')
+            first = false
+            out.append(texts.keyNames[key.index]).appendJson(node)
+        }
+        out.append('}')
+    }
+
+    /** A delta's `writes` since [writer]'s last checkpoint, and the changed keys' versions and last writers. */
+    private fun appendChanges(
+        out: StringBuilder,
+        keys: Array<StateKey<*>>,
+        texts: PayloadTexts,
+        writer: Checkpointer,
+        state: State,
+        position: Position,
+    ) {
+        out.append(",\"writes\":[")
+        for (i in 0 until writer.writeCount) {
+            if (i > 0) out.append(',')
+            val k = writer.writeKeyAt(i)
+            out.append(texts.writeHeads[k])
+            PositionCodec.appendValueText(out, keys[k], writer.writeValueAt(i))
+            out.append('}')
+        }
+        out.append("],\"versions\":{")
+        var first = true
+        for (i in 0 until writer.changedKeys.size) {
+            val k = writer.changedKeys.at(i)
+            val v = state.versionAt(k)
+            if (v == 0L) continue
+            if (!first) out.append(',')
+            first = false
+            out.append(texts.keyNames[k]).append(v)
+        }
+        out.append("},\"lastWriters\":{")
+        first = true
+        for (i in 0 until writer.changedKeys.size) {
+            val k = writer.changedKeys.at(i)
+            val node = position.lastWriter[k] ?: continue
+            if (!first) out.append(',')
+            first = false
+            out.append(texts.keyNames[k]).appendJson(node)
+        }
+        out.append('}')
+    }
+
+    /** A full checkpoint's child runs and map tasks in flight (rare: only composite nodes have them). */
+    private fun appendChildren(out: StringBuilder, children: Map<String, ChildData>) {
+        out.append(",\"children\":{")
+        var first = true
+        for ((key, child) in children) {
+            if (!first) out.append(',')
+            first = false
+            out.appendJson(key).append(':').append(PersistenceJson.encodeToString(ChildData.serializer(), child))
+        }
+        out.append('}')
+    }
+
+    /** The compensable executions completed since entry [from], and the compensations' progress. */
+    private fun appendSaga(out: StringBuilder, saga: dev.trellis.runtime.internal.Saga, from: Int) {
         val entries = saga.entries
-        if (saga.saved < entries.size) {
+        if (from < entries.size) {
             out.append(",\"compensable\":[")
-            for (i in saga.saved until entries.size) {
-                if (i > saga.saved) out.append(',')
+            for (i in from until entries.size) {
+                if (i > from) out.append(',')
                 val data = dev.trellis.runtime.internal.encodeCompensable(entries[i])
                 out.append(PersistenceJson.encodeToString(CompensableData.serializer(), data))
             }
@@ -233,13 +261,20 @@ internal object PositionEncoder {
         return data
     }
 
-    /** The nodes whose execution is running or interrupted: recorded as ready, their execution not counted. */
+    /**
+     * The nodes whose execution is running or interrupted: recorded as ready, their execution not counted. Filled in
+     * [writer]'s buffer only when [rerunning] (some are); otherwise the buffer is returned unread.
+     */
     private fun rerun(
         position: Position,
         interrupts: List<Execution>,
-        into: BooleanArray = BooleanArray(position.counts.size),
+        writer: Checkpointer,
+        rerunning: Boolean,
     ): BooleanArray {
-        val rerun = into.also { it.fill(false) }
+        val rerun = writer.rerunBuffer
+        if (!rerunning) return rerun
+        if (writer.rerunSet) rerun.fill(false)
+        writer.rerunSet = true
         for (execution in position.running) if (execution != null) rerun[execution.index] = true
         for (i in interrupts.indices) rerun[interrupts[i].index] = true
         return rerun
@@ -249,14 +284,6 @@ internal object PositionEncoder {
         var total = position.totalExecutions
         for (r in rerun) if (r) total--
         return total
-    }
-
-    private fun readyIds(graph: Graph, position: Position, rerun: BooleanArray): List<String> {
-        val nodes = graph.topology.nodes
-        val ready = ArrayList<String>()
-        for (i in rerun.indices) if (rerun[i]) ready += nodes[i].id
-        for (i in position.readyNodes()) if (!rerun[i]) ready += nodes[i].id
-        return ready
     }
 
     /** The tokens waiting on each input channel, nodes in the order they came to hold a trigger (the stamp). */
@@ -279,23 +306,30 @@ internal object PositionEncoder {
     }
 }
 
-/** Appends [text] as a JSON string literal (RFC 8259 escaping). */
+/** The envelope up to its `createdAt` value. */
+private const val ENVELOPE_HEAD = "{\"scope\":\"$RUN_SCOPE\",\"schemaVersion\":$FORMAT_VERSION,\"createdAt\":\""
+
+/** Appends [text] as a JSON string literal (RFC 8259 escaping); text without a character to escape is copied whole. */
 internal fun StringBuilder.appendJson(text: String): StringBuilder {
     append('"')
-    for (c in text) {
+    var plain = 0
+    while (plain < text.length) {
+        val c = text[plain]
+        if (c == '"' || c == '\\' || c < ' ') break
+        plain++
+    }
+    if (plain == text.length) return append(text).append('"') // a bulk copy; a range would go char by char
+    append(text, 0, plain)
+    for (i in plain until text.length) {
+        val c = text[i]
         when {
             c == '"' -> append("\\\"")
             c == '\\' -> append("\\\\")
             c == '\n' -> append("\\n")
             c == '\r' -> append("\\r")
             c == '\t' -> append("\\t")
-            c < ' ' -> append("\\u").append(HEX[c.code shr 12 and 15]).append(HEX[c.code shr 8 and 15]).append(
-                HEX[
-                    c.code shr
-                        4 and
-                        15,
-                ],
-            ).append(HEX[c.code and 15])
+            c < ' ' -> append("\\u").append(HEX[c.code shr 12 and 15]).append(HEX[c.code shr 8 and 15])
+                .append(HEX[c.code shr 4 and 15]).append(HEX[c.code and 15])
             else -> append(c)
         }
     }
