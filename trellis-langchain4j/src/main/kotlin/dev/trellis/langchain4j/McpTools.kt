@@ -5,6 +5,7 @@ import io.modelcontextprotocol.client.transport.ServerParameters
 import io.modelcontextprotocol.json.McpJsonMapper
 import io.modelcontextprotocol.spec.McpError
 import io.modelcontextprotocol.spec.McpSchema
+import java.util.concurrent.Semaphore
 import java.time.Duration as JavaDuration
 
 /**
@@ -32,6 +33,8 @@ public class McpTools private constructor(
     private val connection: McpConnection,
     private val json: McpJsonMapper,
     private val failOnToolError: Boolean,
+    /** Permits for calls waiting on the server, when [Builder.maxConcurrentCalls] limits them. */
+    private val permits: Semaphore?,
     /** The specifications of the server's tools, in the order it listed them. */
     public val specifications: List<ToolSpecification>,
 ) : AutoCloseable {
@@ -48,10 +51,12 @@ public class McpTools private constructor(
 
     /**
      * Calls tool [name] with [arguments] (a JSON object, as text) and returns the text of its result. Blocks until
-     * the server answers, at most the request timeout; an interrupted thread stops waiting.
+     * the server answers, at most the request timeout (after waiting its turn when [Builder.maxConcurrentCalls]
+     * limits the calls); an interrupted thread stops waiting.
      */
     public fun call(name: String, arguments: String): String {
         val request = McpSchema.CallToolRequest(json, name, arguments.ifBlank { "{}" })
+        permits?.acquire()
         val result =
             try {
                 connection.callTool(request)
@@ -76,6 +81,8 @@ public class McpTools private constructor(
                         connection.stderr.describe() + ".",
                     e,
                 )
+            } finally {
+                permits?.release()
             }
         val text = result.text(json)
         if (result.isError == true) {
@@ -100,6 +107,7 @@ public class McpTools private constructor(
         private var initializationTimeout: JavaDuration = JavaDuration.ofSeconds(30)
         private var only: Set<String>? = null
         private var failOnToolError = false
+        private var maxConcurrentCalls = Int.MAX_VALUE
 
         /** Adds [args] to the command line. */
         public fun args(vararg args: String): Builder = apply { this.args += args }
@@ -123,6 +131,20 @@ public class McpTools private constructor(
         public fun failOnToolError(): Builder = apply { failOnToolError = true }
 
         /**
+         * Lets at most [calls] tool calls wait on the server at once; the others wait their turn, a wait the request
+         * timeout does not count (the tool node's timeout does). By default there is no limit: the calls of one answer
+         * go to the server in parallel. For a server that cannot take parallel requests, such as one on the MCP Java
+         * SDK's stdio server transport up to at least 0.17, which may drop an answer sent at the same moment as
+         * another (that call then fails after the request timeout): `maxConcurrentCalls(1)`.
+         */
+        public fun maxConcurrentCalls(calls: Int): Builder = apply {
+            require(calls >= 1) {
+                "maxConcurrentCalls must be at least 1, not $calls (1 sends the calls one at a time)."
+            }
+            maxConcurrentCalls = calls
+        }
+
+        /**
          * Starts the server process, initializes the session and lists the tools (all pages). Fails with an
          * [McpToolException] when the server does not start or answer in time; the process is then stopped.
          */
@@ -143,7 +165,9 @@ public class McpTools private constructor(
                     }
                     tools.retainAll { it.name() in wanted }
                 }
-                return McpTools(server, connection, json, failOnToolError, tools.map { it.toSpecification(json) })
+                val permits = if (maxConcurrentCalls == Int.MAX_VALUE) null else Semaphore(maxConcurrentCalls, true)
+                val specifications = tools.map { it.toSpecification(json) }
+                return McpTools(server, connection, json, failOnToolError, permits, specifications)
             } catch (e: IllegalArgumentException) {
                 connection?.close()
                 throw e

@@ -28,6 +28,7 @@ class McpToolsJavaTest {
                 .env("TRELLIS_MCP_LOG", log.toString())
                 .only("temperature")
                 .requestTimeout(Duration.ofSeconds(60))
+                .maxConcurrentCalls(4)
                 .initializationTimeout(Duration.ofSeconds(120))
                 .start()) {
             Tools tools = mcp.addTo(Tools.builder().add(calculator)).build();

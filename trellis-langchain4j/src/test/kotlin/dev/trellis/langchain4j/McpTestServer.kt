@@ -6,6 +6,10 @@ import io.modelcontextprotocol.json.McpJsonMapper
 import io.modelcontextprotocol.server.McpServer
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider
 import io.modelcontextprotocol.spec.McpSchema
+import io.modelcontextprotocol.spec.McpServerSession
+import io.modelcontextprotocol.spec.McpServerTransport
+import io.modelcontextprotocol.spec.McpServerTransportProvider
+import reactor.core.publisher.Mono
 import java.io.File
 import java.nio.file.Path
 import java.time.Duration
@@ -50,7 +54,7 @@ fun main() {
         McpSchema.Tool.builder().name("crash").description("Ends the server process")
             .inputSchema(json, """{"type": "object", "properties": {}}""").build()
 
-    McpServer.sync(StdioServerTransportProvider(json))
+    McpServer.sync(SerializedStdioServer(json))
         .serverInfo("trellis-test-server", "1")
         .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
         .toolCall(temperature) { _, request ->
@@ -74,6 +78,32 @@ fun main() {
             error("unreachable")
         }.build()
     CountDownLatch(1).await() // the transport's threads serve; the client ends this process when it closes
+}
+
+/**
+ * The SDK's stdio server transport, sending one answer at a time. Its outbound queue takes one sender at a time and
+ * drops a message sent while another is being queued ("Failed to enqueue message", MCP Java SDK issue 686): answers
+ * to parallel calls, finishing at the same moment, would be lost and their calls left to time out.
+ */
+private class SerializedStdioServer(json: McpJsonMapper) : McpServerTransportProvider {
+    private val stdio = StdioServerTransportProvider(json)
+
+    override fun setSessionFactory(sessionFactory: McpServerSession.Factory) =
+        stdio.setSessionFactory { transport -> sessionFactory.create(SerializedSends(transport)) }
+
+    override fun notifyClients(method: String, params: Any?): Mono<Void> = stdio.notifyClients(method, params)
+
+    override fun closeGracefully(): Mono<Void> = stdio.closeGracefully()
+
+    override fun protocolVersions(): List<String> = stdio.protocolVersions()
+}
+
+private class SerializedSends(private val transport: McpServerTransport) : McpServerTransport by transport {
+    private val sending = Any()
+
+    // Subscribing queues the message (the session is ready by the time it answers): under the lock, one at a time.
+    override fun sendMessage(message: McpSchema.JSONRPCMessage): Mono<Void> =
+        Mono.defer { Mono.fromFuture(synchronized(sending) { transport.sendMessage(message).toFuture() }) }
 }
 
 /** The command line that starts [main] in a child JVM on this test's class path. */

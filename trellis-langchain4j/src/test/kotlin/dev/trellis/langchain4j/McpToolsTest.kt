@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.io.TempDir
 import java.io.File
 import java.nio.file.Path
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
 import kotlin.time.Duration
 import java.time.Duration as JavaDuration
 
@@ -138,6 +140,50 @@ class McpToolsTest {
                 later shouldContain "before it answered the call of tool 'add'"
             }
         }
+    }
+
+    @Test
+    fun `calls from many threads at once each get their own answer`(
+        @TempDir dir: Path,
+    ) {
+        startTestServer(dir.resolve("calls.log").toFile()).use { mcp ->
+            val pool = Executors.newFixedThreadPool(8)
+            try {
+                // Answers sent at the same moment must all reach the client (none dropped, none given to another call).
+                val calls = (1..400).map { n -> pool.submit<String> { mcp.call("add", """{"a": $n, "b": 1000}""") } }
+                calls.map { it.get(120, TimeUnit.SECONDS) } shouldBe (1..400).map { "${it + 1000}" }
+            } finally {
+                pool.shutdownNow()
+            }
+        }
+    }
+
+    @Test
+    fun `maxConcurrentCalls holds a call back until the server has answered the one before`(
+        @TempDir dir: Path,
+    ) {
+        val log = dir.resolve("calls.log").toFile()
+        val (command, args) = serverCommand()
+        shouldThrow<IllegalArgumentException> { McpTools.stdio(command, *args).maxConcurrentCalls(0) }.message shouldBe
+            "maxConcurrentCalls must be at least 1, not 0 (1 sends the calls one at a time)."
+        McpTools.stdio(command, *args).env("TRELLIS_MCP_LOG", log.path).env("TRELLIS_MCP_HOLD", "Rome")
+            .maxConcurrentCalls(1).initializationTimeout(JavaDuration.ofSeconds(120)).start().use { mcp ->
+                val pool = Executors.newFixedThreadPool(2)
+                try {
+                    val rome =
+                        pool.submit<String> { mcp.call("temperature", """{"city": "Rome", "unit": "CELSIUS"}""") }
+                    while (log.calls().isEmpty()) Thread.sleep(5) // Rome's call is at the server, which holds it
+                    val add = pool.submit<String> { mcp.call("add", """{"a": 2, "b": 3}""") }
+                    Thread.sleep(300)
+                    add.isDone shouldBe false // waiting its turn, not at the server
+                    log.calls() shouldBe listOf("temperature Rome")
+                    rome.cancel(true) // the interrupted call stops waiting and gives its turn away
+                    add.get(120, TimeUnit.SECONDS) shouldBe "5"
+                    log.calls() shouldBe listOf("temperature Rome", "add")
+                } finally {
+                    pool.shutdownNow()
+                }
+            }
     }
 
     @Test
