@@ -168,7 +168,7 @@ internal class Checkpointer(
 
     /**
      * When (`System.nanoTime`) the lease is due for renewal while [LeaseRenewal] holds the run: at half its remaining
-     * time, at least 50 ms on; [Long.MAX_VALUE] while a renewal is under way or after one failed.
+     * time, at least 50 ms on; [Long.MAX_VALUE] while a renewal is under way or after the renewals ended.
      */
     @Volatile
     var renewalDue: Long = Long.MAX_VALUE
@@ -263,37 +263,35 @@ internal class Checkpointer(
      * run's own context (its scheduler's delays); a run in real time is renewed by [LeaseRenewal].
      */
     suspend fun keepLeaseAlive() {
-        var wait = lease.get()?.let { renewalInterval(it) / 1_000_000 } ?: return
+        var wait = lease.get()?.let { renewalInterval(it) } ?: return
         while (true) {
-            delay(wait)
-            wait = try {
-                if (!renew()) return
-                renewalInterval(lease.get() ?: return) / 1_000_000
-            } catch (e: Throwable) {
-                e.rethrowIfFatal(currentCoroutineContext())
-                if (e is FencedOutException) return
-                RENEWAL_RETRY_NANOS / 1_000_000
-            }
+            delay(wait / 1_000_000)
+            wait = renewAndPlan()
+            if (wait < 0) return
         }
     }
 
-    /**
-     * One renewal for [LeaseRenewal]. A renewal that fails for a reason that may pass (the store busy or unreachable)
-     * is tried again after [RENEWAL_RETRY_NANOS], for as long as the run holds its lease; one refused because another
-     * process took the run over ([FencedOutException]) ends the renewals, and the next save fails with that error.
-     */
+    /** One renewal for [LeaseRenewal], which is told when the next one is due (unless the renewals ended). */
     suspend fun renewOnce() {
-        val next = try {
-            if (!renew()) return
-            renewalInterval(lease.get() ?: return)
-        } catch (e: Throwable) {
-            e.rethrowIfFatal(currentCoroutineContext())
-            if (e is FencedOutException || lease.get() == null) return
-            RENEWAL_RETRY_NANOS
-        }
+        val next = renewAndPlan()
+        if (next < 0) return
         renewalDue = System.nanoTime() + next
         LeaseRenewal.due(this)
     }
+
+    /**
+     * Renews the lease once and returns the nanoseconds until the next renewal, or -1 when the renewals end. A
+     * renewal that fails for a reason that may pass (the store busy or unreachable) is tried again after
+     * [RENEWAL_RETRY_NANOS], for as long as the run holds its lease; one refused because another process took the
+     * run over ([FencedOutException]) ends the renewals, and the next save fails with that error.
+     */
+    private suspend fun renewAndPlan(): Long =
+        try {
+            if (renew()) lease.get()?.let { renewalInterval(it) } ?: -1 else -1
+        } catch (e: Throwable) {
+            e.rethrowIfFatal(currentCoroutineContext())
+            if (e is FencedOutException || lease.get() == null) -1 else RENEWAL_RETRY_NANOS
+        }
 
     /**
      * Renews the lease held now; false when there is none (the run released it). A lease released while the renewal

@@ -153,24 +153,8 @@ internal object PositionEncoder {
             out.append(texts.keyNames[key.index])
             PositionCodec.appendValueText(out, key, value)
         }
-        out.append("},\"versions\":{")
-        first = true
-        for (key in keys) {
-            val v = state.versionAt(key.index)
-            if (v == 0L) continue
-            if (!first) out.append(',')
-            first = false
-            out.append(texts.keyNames[key.index]).append(v)
-        }
-        out.append("},\"lastWriters\":{")
-        first = true
-        for (key in keys) {
-            val node = position.lastWriter[key.index] ?: continue
-            if (!first) out.append(',')
-            first = false
-            out.append(texts.keyNames[key.index]).appendJson(node)
-        }
         out.append('}')
+        appendVersionsAndWriters(out, texts, state, position, keys.size) { keys[it].index }
     }
 
     /** A delta's `writes` since [writer]'s last checkpoint, and the changed keys' versions and last writers. */
@@ -190,10 +174,24 @@ internal object PositionEncoder {
             PositionCodec.appendValueText(out, keys[k], writer.writeValueAt(i))
             out.append('}')
         }
-        out.append("],\"versions\":{")
+        out.append(']')
+        val changed = writer.changedKeys
+        appendVersionsAndWriters(out, texts, state, position, changed.size) { changed.at(it) }
+    }
+
+    /** `versions` and `lastWriters` of the [count] keys whose indices [keyAt] gives (unset ones left out). */
+    private inline fun appendVersionsAndWriters(
+        out: StringBuilder,
+        texts: PayloadTexts,
+        state: State,
+        position: Position,
+        count: Int,
+        keyAt: (Int) -> Int,
+    ) {
+        out.append(",\"versions\":{")
         var first = true
-        for (i in 0 until writer.changedKeys.size) {
-            val k = writer.changedKeys.at(i)
+        for (i in 0 until count) {
+            val k = keyAt(i)
             val v = state.versionAt(k)
             if (v == 0L) continue
             if (!first) out.append(',')
@@ -202,8 +200,8 @@ internal object PositionEncoder {
         }
         out.append("},\"lastWriters\":{")
         first = true
-        for (i in 0 until writer.changedKeys.size) {
-            val k = writer.changedKeys.at(i)
+        for (i in 0 until count) {
+            val k = keyAt(i)
             val node = position.lastWriter[k] ?: continue
             if (!first) out.append(',')
             first = false
