@@ -66,7 +66,9 @@ class FleetFailoverTest {
             var mark = -1L
             val state = {
                 runBlocking {
-                    "${client.counts()}; running: ${client.list(FleetStatus.RUNNING, 20)}\n" +
+                    val lost = stopped.lines().count { it.startsWith("LOST ") }
+                    "${client.counts()}; running: ${client.list(FleetStatus.RUNNING, 20)}; w2 held $heldAtStop runs " +
+                        "when stopped, continued: ${mark >= 0}, claims it reported lost: $lost\n" +
                         workers.joinToString("\n") { "${it.name}: ${it.output()}" }
                 }
             }

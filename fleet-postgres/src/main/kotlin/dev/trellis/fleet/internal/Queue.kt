@@ -11,6 +11,7 @@ import dev.trellis.fleet.internal.Tables.Companion.transaction
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import java.sql.Connection
+import java.sql.SQLException
 import java.sql.Timestamp
 import javax.sql.DataSource
 
@@ -337,7 +338,12 @@ internal class Queue(val dataSource: DataSource, val tables: Tables) {
 
     /**
      * Records how claim [attempt] of [runId] ended, if [worker] still holds it (fenced by the claim number), and
-     * notifies the waiting clients. Returns whether it was recorded.
+     * notifies the waiting clients; with [release], releases the run's store lease in the same transaction. Returns
+     * whether it was recorded.
+     *
+     * Lock order: the queue row first, then the store's lease row, as [claim] takes them. The other way round, a
+     * finish holding a lapsed run's store row and a claim of that run holding its queue row would wait on each other
+     * (a deadlock PostgreSQL breaks by failing one of them).
      */
     fun finish(
         worker: String,
@@ -350,36 +356,38 @@ internal class Queue(val dataSource: DataSource, val tables: Tables) {
         retryInMillis: Long = 0,
         release: Pair<StoreLeases, Lease>? = null,
     ): Boolean = connect { c ->
-        c.transaction {
-            release?.let { (leases, lease) -> leases.release(c, lease) }
-            val updated = c.prepareStatement(
-                // Answers stay while the run goes back to the queue unfinished: they apply until it checkpoints past
-                // its interrupt.
-                "UPDATE $runs SET status = ?, result = ?, error = ?, interrupts = ?, worker = NULL, " +
-                    "answers = CASE WHEN ? IN ('RUNNING', 'QUEUED') THEN answers END, " +
-                    "lease_until = CASE WHEN ? = 'RUNNING' " +
-                    "THEN clock_timestamp() + ? * interval '1 millisecond' END, " +
-                    "not_before = clock_timestamp(), " +
-                    "finished_at = CASE WHEN ? IN ('COMPLETED', 'FAILED') THEN clock_timestamp() END " +
-                    "WHERE run_id = ? AND attempt = ? AND worker = ? AND status = 'RUNNING' RETURNING graph_key",
-            ).use {
-                it.setString(1, status.name)
-                it.setString(2, result)
-                it.setString(3, error)
-                it.setString(4, if (interrupts.isEmpty()) null else encodeInterrupts(interrupts))
-                it.setString(5, status.name)
-                it.setString(6, status.name)
-                it.setLong(7, retryInMillis)
-                it.setString(8, status.name)
-                it.setString(9, runId)
-                it.setInt(10, attempt)
-                it.setString(11, worker)
-                it.executeQuery().use { rs -> if (rs.next()) rs.getString(1) else null }
+        runAgainIfRolledBack {
+            c.transaction {
+                val updated = c.prepareStatement(
+                    // Answers stay while the run goes back to the queue unfinished: they apply until it checkpoints past
+                    // its interrupt.
+                    "UPDATE $runs SET status = ?, result = ?, error = ?, interrupts = ?, worker = NULL, " +
+                        "answers = CASE WHEN ? IN ('RUNNING', 'QUEUED') THEN answers END, " +
+                        "lease_until = CASE WHEN ? = 'RUNNING' " +
+                        "THEN clock_timestamp() + ? * interval '1 millisecond' END, " +
+                        "not_before = clock_timestamp(), " +
+                        "finished_at = CASE WHEN ? IN ('COMPLETED', 'FAILED') THEN clock_timestamp() END " +
+                        "WHERE run_id = ? AND attempt = ? AND worker = ? AND status = 'RUNNING' RETURNING graph_key",
+                ).use {
+                    it.setString(1, status.name)
+                    it.setString(2, result)
+                    it.setString(3, error)
+                    it.setString(4, if (interrupts.isEmpty()) null else encodeInterrupts(interrupts))
+                    it.setString(5, status.name)
+                    it.setString(6, status.name)
+                    it.setLong(7, retryInMillis)
+                    it.setString(8, status.name)
+                    it.setString(9, runId)
+                    it.setInt(10, attempt)
+                    it.setString(11, worker)
+                    it.executeQuery().use { rs -> if (rs.next()) rs.getString(1) else null }
+                }
+                release?.let { (leases, lease) -> leases.release(c, lease) }
+                if (updated != null) {
+                    if (status.settled) notify(c, tables.doneChannel, runId) else notify(c, tables.workChannel, updated)
+                }
+                updated != null
             }
-            if (updated != null) {
-                if (status.settled) notify(c, tables.doneChannel, runId) else notify(c, tables.workChannel, updated)
-            }
-            updated != null
         }
     }
 
@@ -391,7 +399,24 @@ internal class Queue(val dataSource: DataSource, val tables: Tables) {
         }
     }
 
+    /**
+     * Runs [transaction] again when the database rolled it back for a reason that passes (SQLSTATE class 40: a
+     * deadlock it broke, a serialization failure), [ROLLED_BACK_TRIES] times in all.
+     */
+    private inline fun <T> runAgainIfRolledBack(transaction: () -> T): T {
+        var tries = 1
+        while (true) {
+            try {
+                return transaction()
+            } catch (e: SQLException) {
+                if (tries++ >= ROLLED_BACK_TRIES || e.sqlState?.startsWith("40") != true) throw e
+            }
+        }
+    }
+
     companion object {
+        private const val ROLLED_BACK_TRIES = 3
+
         fun graphKey(graphId: String, version: Int): String = "$graphId@$version"
     }
 }
