@@ -149,7 +149,7 @@ public class McpTools private constructor(
          * [McpToolException] when the server does not start or answer in time; the process is then stopped.
          */
         public fun start(): McpTools {
-            val server = (listOf(command) + args).joinToString(" ")
+            val server = (listOf(command) + args).joinToString(" ") { it.shortened() }
             val json = McpJsonMapper.getDefault()
             val parameters = ServerParameters.builder(command).args(args).env(env).build()
             val stderr = ServerErrors()
@@ -191,6 +191,15 @@ public class McpTools private constructor(
         public fun stdio(command: String, vararg args: String): Builder = Builder(command, args.toList())
     }
 }
+
+/**
+ * This argument as errors show it: whole up to [MAX_SHOWN_ARGUMENT] characters, else its start and end around an
+ * ellipsis (a class path of a hundred jars would bury the message).
+ */
+private fun String.shortened(): String =
+    if (length <= MAX_SHOWN_ARGUMENT) this else take(MAX_SHOWN_ARGUMENT / 2) + "…" + takeLast(MAX_SHOWN_ARGUMENT / 4)
+
+private const val MAX_SHOWN_ARGUMENT = 120
 
 /** An MCP server failed a tool call (or its start): the message names the server, the tool and what happened. */
 public class McpToolException(message: String, cause: Throwable?) : RuntimeException(message, cause)

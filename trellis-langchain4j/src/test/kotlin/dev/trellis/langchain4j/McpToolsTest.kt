@@ -18,6 +18,7 @@ import dev.trellis.runtime.invoke
 import dev.trellis.runtime.resume
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.collections.shouldContainExactly
+import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.string.shouldStartWith
@@ -107,6 +108,8 @@ class McpToolsTest {
                 "Error: no city named Atlantis"
         }
         val (java, args) = serverCommand()
+        val classPath = args[args.indexOf("-cp") + 1] // longer than 120 characters: shown by its start and end
+        classPath.length shouldBeGreaterThan 120
         McpTools.stdio(java, *args).env("TRELLIS_MCP_LOG", log.path).failOnToolError()
             .initializationTimeout(JavaDuration.ofSeconds(120)).start().use { mcp ->
                 val model = ScriptedChatModel(Turn.Calls(listOf("lookup" to """{"city": "Atlantis"}""")))
@@ -116,7 +119,8 @@ class McpToolsTest {
                             .invoke(question("Where is Atlantis?"))
                     }
                 error.cause!!.message shouldBe
-                    "Tool 'lookup' of MCP server '${(listOf(java) + args).joinToString(" ")}' answered with an " +
+                    "Tool 'lookup' of MCP server '$java ${args.take(4).joinToString(" ")} ${classPath.take(60)}…" +
+                    "${classPath.takeLast(30)} ${args.last()}' answered with an " +
                     "error: no city named Atlantis"
                 log.calls() shouldBe List(3) { "lookup Atlantis" } // once given to the model, then twice (retried)
             }
