@@ -60,15 +60,8 @@ class QueueLockOrderTest {
             other.commit()
             finish.get(60, TimeUnit.SECONDS) shouldBe true
         }
-        pool.connection.use { c ->
-            c.createStatement().use { s ->
-                s.executeQuery("SELECT status FROM $schema.trellis_fleet_runs WHERE run_id = 'r'").use {
-                    it.next()
-                    it.getString(1) shouldBe "COMPLETED"
-                }
-            }
-        }
-        storeOwner() shouldBe null // released with the recorded end
+        columnOfRun("trellis_fleet_runs", "status") shouldBe "COMPLETED"
+        columnOfRun("trellis_runs", "owner") shouldBe null // released with the recorded end
     }
 
     @Test
@@ -88,12 +81,13 @@ class QueueLockOrderTest {
             other.commit()
             finish.get(60, TimeUnit.SECONDS) shouldBe true
         }
-        storeOwner() shouldBe null
+        columnOfRun("trellis_runs", "owner") shouldBe null
     }
 
-    private fun storeOwner(): String? = pool.connection.use { c ->
+    /** Run `r`'s [column] in [table] of this test's schema. */
+    private fun columnOfRun(table: String, column: String): String? = pool.connection.use { c ->
         c.createStatement().use { s ->
-            s.executeQuery("SELECT owner FROM $schema.trellis_runs WHERE run_id = 'r'").use {
+            s.executeQuery("SELECT $column FROM $schema.$table WHERE run_id = 'r'").use {
                 it.next()
                 it.getString(1)
             }
