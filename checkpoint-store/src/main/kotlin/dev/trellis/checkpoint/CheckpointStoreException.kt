@@ -65,3 +65,22 @@ public class UnreadableCheckpointException(
     message: String,
     cause: Throwable? = null,
 ) : CheckpointStoreException(message, cause)
+
+/**
+ * The store could not be reached (a connection lost or reset, a server restarting or failing over, a database file
+ * locked by another writer) and stayed unreachable for longer than the store's bound on retrying. This is an
+ * infrastructure fault, not the graph's: a run that meets it stops **resumable** — it writes no FAILED checkpoint,
+ * everything it appended before stays, and `resume` continues it once the store answers again.
+ */
+public class CheckpointStoreUnavailableException(
+    /** The store that could not be reached, as its operators know it (e.g. a JDBC URL without credentials). */
+    public val store: String,
+    /** The operation that gave up, e.g. `append` or `claim`. */
+    public val operation: String,
+    /** The run the operation was for, when it was for one. */
+    public val runId: String?,
+    /** How long the store tried before giving up. */
+    public val waited: java.time.Duration,
+    message: String,
+    cause: Throwable? = null,
+) : CheckpointStoreException(message, cause)
