@@ -1,7 +1,7 @@
 package dev.trellis.samples
 
-import dev.trellis.test.eval.EvalReport
 import com.github.ajalt.clikt.core.parse
+import dev.trellis.test.eval.EvalReport
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import kotlinx.coroutines.test.runTest
@@ -22,7 +22,9 @@ class ResearchEvalTest {
     }
 
     @Test
-    fun `the eval command prints the table and writes the JSON and HTML reports`(@TempDir dir: Path) {
+    fun `the eval command prints the table and writes the JSON and HTML reports`(
+        @TempDir dir: Path,
+    ) {
         val out = dir.resolve("evals")
         val command = EvalCommand { null }
         command.parse(arrayOf("research", "--out", out.toString(), "--concurrency", "3"))

@@ -41,8 +41,16 @@ class ConsumerBuildTest {
             "${System.getProperty("user.home")}/.m2/repository",
         ).distinct().joinToString(",")
         val command = listOf(
-            root.resolve("mvnw").toString(), "-B", "-ntp", "-o", "-q", "-f", project.resolve("pom.xml").toString(),
-            "-Dmaven.repo.local=$repository", "-Dmaven.repo.local.tail=$tail", "test",
+            root.resolve("mvnw").toString(),
+            "-B",
+            "-ntp",
+            "-o",
+            "-q",
+            "-f",
+            project.resolve("pom.xml").toString(),
+            "-Dmaven.repo.local=$repository",
+            "-Dmaven.repo.local.tail=$tail",
+            "test",
         )
         val log = dir.resolve("build.log").toFile()
         val process = ProcessBuilder(command).directory(project.toFile()).redirectErrorStream(true)

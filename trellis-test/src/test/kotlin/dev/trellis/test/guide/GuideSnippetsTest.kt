@@ -15,7 +15,10 @@ class GuideSnippetsTest {
     @Test
     fun `the guide's test kit examples are the guide tests`() {
         val guide = Files.readString(Path.of("../docs/testing.md"))
-        val blocks = Regex("<!-- kit:(\\S+) -->\\n```\\w+\\n(.*?)```", RegexOption.DOT_MATCHES_ALL).findAll(guide).toList()
+        val blocks = Regex(
+            "<!-- kit:(\\S+) -->\\n```\\w+\\n(.*?)```",
+            RegexOption.DOT_MATCHES_ALL,
+        ).findAll(guide).toList()
         blocks.map { it.groupValues[1].substringAfterLast('/') } shouldContainAll listOf(
             "TriageGuideTest.kt",
             "TriageGuideJavaTest.java",
