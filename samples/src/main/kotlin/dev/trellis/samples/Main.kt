@@ -112,8 +112,12 @@ internal class SamplesCommand(
 
 /** Runs the samples' command line. */
 public fun main(args: Array<String>) {
-    val command = if (args.firstOrNull() == "fleet") FleetSampleCommand() else SamplesCommand()
-    val rest = if (args.firstOrNull() == "fleet") args.drop(1).toTypedArray() else args
+    val command = when (args.firstOrNull()) {
+        "fleet" -> FleetSampleCommand()
+        "eval" -> EvalCommand()
+        else -> SamplesCommand()
+    }
+    val rest = if (args.firstOrNull() == "fleet" || args.firstOrNull() == "eval") args.drop(1).toTypedArray() else args
     try {
         command.parse(rest)
     } catch (e: CliktError) {

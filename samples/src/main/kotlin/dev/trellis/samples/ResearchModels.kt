@@ -1,15 +1,14 @@
 package dev.trellis.samples
 
 import com.github.ajalt.clikt.core.UsageError
-import dev.langchain4j.data.message.AiMessage
 import dev.langchain4j.data.message.UserMessage
 import dev.langchain4j.model.chat.ChatModel
 import dev.langchain4j.model.chat.StreamingChatModel
 import dev.langchain4j.model.chat.request.ChatRequest
-import dev.langchain4j.model.chat.response.ChatResponse
-import dev.langchain4j.model.chat.response.StreamingChatResponseHandler
 import dev.langchain4j.model.openai.OpenAiChatModel
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel
+import dev.trellis.test.model.ScriptedAnswer
+import dev.trellis.test.model.ScriptedChatModel
 import java.time.Duration
 
 /**
@@ -24,7 +23,7 @@ internal class ResearchModels(val name: String, val chat: ChatModel, val streami
         const val DEFAULT_BASE_URL: String = "https://api.openai.com/v1"
 
         /** Scripted models: the plan, drafts and reviews the sample always had, without a network. */
-        fun scripted(): ResearchModels = ResearchModels("scripted", ScriptedResearchModel, ScriptedWriterModel)
+        fun scripted(): ResearchModels = ResearchModels("scripted", ScriptedResearch.chat(), ScriptedResearch.writer())
 
         /**
          * Models of an OpenAI-compatible endpoint: [API_KEY] and [MODEL] are required, [BASE_URL] defaults to
@@ -65,31 +64,45 @@ internal class ResearchModels(val name: String, val chat: ChatModel, val streami
 internal fun ChatRequest.prompt(): String =
     messages().filterIsInstance<UserMessage>().lastOrNull()?.singleText().orEmpty()
 
-/** Plans and reviews: a fixed plan; a review that asks for a revision until draft [ResearchSample.ACCEPT_AT]. */
-internal object ScriptedResearchModel : ChatModel {
-    override fun doChat(chatRequest: ChatRequest): ChatResponse {
-        val prompt = chatRequest.prompt()
-        val text =
-            if (prompt.startsWith("Review")) {
-                val number = Regex("draft (\\d+)").find(prompt)?.groupValues?.get(1)?.toInt() ?: 0
-                if (number >= ResearchSample.ACCEPT_AT) {
+/**
+ * The scripted models of the research sample, made with the test kit: a fixed plan; a review that asks for a
+ * revision until draft [ResearchSample.ACCEPT_AT]; drafts streamed word by word.
+ */
+internal object ScriptedResearch {
+    private val words = "a clear report with sources citations and a summary".split(' ')
+
+    /** Plans and reviews. */
+    fun chat(): ChatModel = ScriptedChatModel.builder()
+        .whenPrompt("Review") { request ->
+            val number = Regex("draft (\\d+)").find(request.prompt())?.groupValues?.get(1)?.toInt() ?: 0
+            ScriptedAnswer.text(
+                if (number >=
+                    ResearchSample.ACCEPT_AT
+                ) {
                     "ACCEPT draft $number"
                 } else {
                     "REVISE draft $number: add more sources"
-                }
-            } else {
-                "search web, papers, news and code; summarise; write; review"
-            }
-        return ChatResponse.builder().aiMessage(AiMessage.from(text)).build()
-    }
-}
+                },
+            )
+        }
+        .whenPrompt("", ScriptedAnswer.text("search web, papers, news and code; summarise; write; review"))
+        .build()
 
-/** Writes a draft word by word, on the caller's thread (the chat node calls it off the run's threads). */
-internal object ScriptedWriterModel : StreamingChatModel {
-    private val words = "a clear report with sources citations and a summary".split(' ')
-
-    override fun doChat(chatRequest: ChatRequest, handler: StreamingChatResponseHandler) {
-        for (word in words) handler.onPartialResponse("$word ")
-        handler.onCompleteResponse(ChatResponse.builder().aiMessage(AiMessage.from(words.joinToString(" "))).build())
-    }
+    /** Writes a draft word by word. */
+    fun writer(): StreamingChatModel = ScriptedChatModel.builder()
+        .whenPrompt(
+            "",
+            ScriptedAnswer.tokens(
+                *words.mapIndexed { i, w ->
+                    if (i <
+                        words.lastIndex
+                    ) {
+                        "$w "
+                    } else {
+                        w
+                    }
+                }.toTypedArray(),
+            ),
+        )
+        .buildStreaming()
 }

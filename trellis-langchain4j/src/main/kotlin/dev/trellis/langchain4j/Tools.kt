@@ -23,6 +23,12 @@ public fun interface ToolFunction {
     public fun execute(arguments: String): String
 }
 
+/** Replaces a tool's function by another, for [Tools.wrap]: usually one that calls [ToolFunction] and records it. */
+public fun interface ToolWrapper {
+    /** The function to run for the tool [specification] instead of [function]. */
+    public fun wrap(specification: ToolSpecification, function: ToolFunction): ToolFunction
+}
+
 /**
  * The tools a model may call: each a LangChain4j [ToolSpecification] (what the model sees) and a [ToolFunction]
  * (what runs). Build with [builder]; objects with `@Tool` methods are added with [Builder.add] (or [from]), their
@@ -60,6 +66,18 @@ public class Tools private constructor(
                         "to the Tools, or tell the model which tools it has.",
                 )
         return function.execute(call.arguments)
+    }
+
+    /**
+     * These tools with each function replaced by what [wrapper] makes of it (a recording, a fake, a counter), in the
+     * same order, with the same specifications and approvals. Works for any tool, `@Tool` methods and MCP tools alike.
+     */
+    public fun wrap(wrapper: ToolWrapper): Tools {
+        val wrapped = LinkedHashMap<String, ToolFunction>()
+        for (specification in specifications) {
+            wrapped[specification.name()] = wrapper.wrap(specification, entries.getValue(specification.name()))
+        }
+        return Tools(wrapped, specifications, approval)
     }
 
     override fun toString(): String = "Tools($names)"
