@@ -5,6 +5,7 @@ import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.graph.stateOf
 import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.Status
 import dev.trellis.runtime.start
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.coroutineScope
@@ -62,6 +63,7 @@ internal object CancellationSample : Sample {
             listOf(
                 "cancelled after item $CANCEL_AFTER: run ${result.status}, processed=${result.state[Batch.processed]}",
             ),
+            intended = setOf(Status.CANCELLED),
         )
     }
 }

@@ -1,6 +1,7 @@
 package dev.trellis.samples
 
 import com.github.ajalt.clikt.core.CliktCommand
+import com.github.ajalt.clikt.core.CliktError
 import com.github.ajalt.clikt.core.Context
 import com.github.ajalt.clikt.parameters.options.default
 import com.github.ajalt.clikt.parameters.options.option
@@ -29,17 +30,15 @@ import kotlin.system.exitProcess
  * stops the workers. Everything lives in a schema of its own, dropped at the end.
  */
 internal class FleetSampleCommand : CliktCommand(name = "fleet") {
-    private val workers by option("--workers", help = "Worker processes to start.").int().default(3)
-    private val runs by option("--runs", help = "Runs to submit.").int().default(300)
-    private val url by option("--url", help = "JDBC URL of the PostgreSQL database.")
-        .default("jdbc:postgresql://127.0.0.1:5432/test?user=postgres")
+    private val workers by option("--workers", help = "Worker processes to start.").int().default(DEFAULT_WORKERS)
+    private val runs by option("--runs", help = "Runs to submit.").int().default(DEFAULT_RUNS)
+    private val url by option("--url", help = "JDBC URL of the PostgreSQL database.").default(DEFAULT_URL)
 
-    override fun help(context: Context): String =
-        "Starts local worker processes on PostgreSQL, submits runs to them and shows progress."
+    override fun help(context: Context): String = "$DESCRIPTION."
 
     override fun run(): Unit = runBlocking {
         val schema = "trellis_sample_" + UUID.randomUUID().toString().replace("-", "").take(12)
-        val pool = FleetSample.pool(url, 4)
+        val pool = connect(url)
         val client = FleetClient(pool, schema)
         val java = Path.of(System.getProperty("java.home"), "bin", "java").toString()
         val children = (1..workers).map { i ->
@@ -91,8 +90,29 @@ internal class FleetSampleCommand : CliktCommand(name = "fleet") {
         }
     }
 
-    private companion object {
-        const val PROGRESS_MILLIS = 500L
+    /** Opens the pool, or fails in one line naming the database and what to do (no stack trace). */
+    private fun connect(url: String): HikariDataSource =
+        try {
+            FleetSample.pool(url, 4)
+        } catch (e: Exception) {
+            val cause = generateSequence(e as Throwable) { it.cause }.last()
+            throw CliktError(
+                "fleet: cannot connect to PostgreSQL at $url (${cause.javaClass.simpleName}: ${cause.message}). " +
+                    "Start a PostgreSQL server there or name another database with --url.",
+                statusCode = 1,
+            )
+        }
+
+    companion object {
+        private const val PROGRESS_MILLIS = 500L
+        const val DEFAULT_WORKERS: Int = 3
+        const val DEFAULT_RUNS: Int = 300
+        const val DEFAULT_URL: String = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"
+        const val DESCRIPTION: String =
+            "start local worker processes on PostgreSQL, submit runs to them through the queue and show progress"
+        const val USAGE: String =
+            "fleet [--workers N (default $DEFAULT_WORKERS)] [--runs M (default $DEFAULT_RUNS)] " +
+                "[--url JDBC-URL (default $DEFAULT_URL)]"
     }
 }
 

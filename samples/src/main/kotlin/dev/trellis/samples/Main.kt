@@ -5,6 +5,7 @@ package dev.trellis.samples
 import com.github.ajalt.clikt.core.CliktCommand
 import com.github.ajalt.clikt.core.CliktError
 import com.github.ajalt.clikt.core.Context
+import com.github.ajalt.clikt.core.ProgramResult
 import com.github.ajalt.clikt.core.parse
 import com.github.ajalt.clikt.parameters.arguments.argument
 import com.github.ajalt.clikt.parameters.arguments.default
@@ -50,12 +51,17 @@ internal class SamplesCommand(
         .default(Samples.DEFAULT)
 
     override fun help(context: Context): String =
-        "Runs a Trellis sample graph and shows its events live, then a summary."
+        "Runs a Trellis sample graph and shows its events live, then a summary. Exits with status 1 when a run ends " +
+            "FAILED or CANCELLED (other than the cancellation sample's, which cancels on purpose).\n\n" +
+            "Also: trellis-samples ${FleetSampleCommand.USAGE}: ${FleetSampleCommand.DESCRIPTION} " +
+            "(trellis-samples fleet --help)."
 
     override fun run() {
         val terminal = Terminal()
         if (list) {
             for (s in Samples.all) terminal.println("${s.name.padEnd(14)} ${s.description}")
+            terminal.println("${"fleet".padEnd(14)} ${FleetSampleCommand.DESCRIPTION}; needs PostgreSQL")
+            terminal.println("${"".padEnd(14)} ${FleetSampleCommand.USAGE}")
             return
         }
         val chosen = Samples.named(sample)!!
@@ -68,7 +74,17 @@ internal class SamplesCommand(
             models = models,
         )
         val pages = timeline?.let { TimelinePages(it) }
-        otel.use { runSample(terminal, chosen, context, pages, start) }
+        val outcome = otel.use { runSample(terminal, chosen, context, pages, start) }
+        val unsuccessful = outcome.unsuccessful
+        if (unsuccessful.isNotEmpty()) {
+            for (result in unsuccessful) {
+                val error = result.error?.message?.let { ": $it" } ?: ""
+                System.err.println(
+                    "trellis-samples: run ${result.runId} of '${result.graphId}' ended ${result.status}$error",
+                )
+            }
+            throw ProgramResult(1)
+        }
     }
 
     private fun runSample(
@@ -77,7 +93,7 @@ internal class SamplesCommand(
         context: SampleContext,
         pages: TimelinePages?,
         start: TimeSource.Monotonic.ValueTimeMark,
-    ) {
+    ): SampleOutcome =
         runBlocking {
             if (json) {
                 val outcome = chosen.run(context) { event ->
@@ -85,7 +101,7 @@ internal class SamplesCommand(
                     println(event.toJson())
                 }
                 pages?.write(outcome, context)
-                return@runBlocking
+                return@runBlocking outcome
             }
             terminal.println("Sample '${chosen.name}': ${chosen.description}")
             val view = ConsoleView(terminal, live = terminal.terminalInfo.interactive && !interactive)
@@ -106,8 +122,8 @@ internal class SamplesCommand(
             }
             terminal.printSummary(outcome, start.elapsedNow())
             pages?.write(outcome, context)?.forEach { terminal.println("Timeline written to $it") }
+            outcome
         }
-    }
 }
 
 /** Runs the samples' command line. */
@@ -120,6 +136,8 @@ public fun main(args: Array<String>) {
     val rest = if (args.firstOrNull() == "fleet" || args.firstOrNull() == "eval") args.drop(1).toTypedArray() else args
     try {
         command.parse(rest)
+    } catch (e: ProgramResult) {
+        exitProcess(e.statusCode)
     } catch (e: CliktError) {
         command.echoFormattedHelp(e)
         if (e.statusCode != 0) exitProcess(e.statusCode)

@@ -40,7 +40,7 @@ internal class ResearchModels(val name: String, val chat: ChatModel, val streami
             val baseUrl = env(BASE_URL)?.takeIf { it.isNotBlank() } ?: DEFAULT_BASE_URL
             val chat =
                 OpenAiChatModel.builder().baseUrl(baseUrl).apiKey(env(API_KEY)).modelName(env(MODEL))
-                    .timeout(TIMEOUT).maxRetries(0).build()
+                    .timeout(TIMEOUT).maxRetries(0).build().let { EndpointChatModel(it, baseUrl) }
             val streaming =
                 OpenAiStreamingChatModel.builder().baseUrl(baseUrl).apiKey(env(API_KEY)).modelName(env(MODEL))
                     .timeout(TIMEOUT).build()

@@ -9,6 +9,7 @@ import dev.trellis.runtime.Interrupt
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
+import dev.trellis.runtime.Status
 import dev.trellis.runtime.events
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlin.time.TimeSource
@@ -57,9 +58,25 @@ internal class SampleContext(
     fun running(graph: Graph): Graph = graph.also { graphs[it.id] = it }
 }
 
-/** What a sample did: the result of each of its runs, and lines worth showing after them. */
-internal class SampleOutcome(val results: List<RunResult>, val notes: List<String> = emptyList()) {
+/**
+ * What a sample did: the result of each of its runs, and lines worth showing after them. [intended] are the ends a
+ * sample brings about on purpose (the cancellation sample cancels its run): the command line exits non-zero when a run
+ * ends FAILED or CANCELLED otherwise.
+ */
+internal class SampleOutcome(
+    val results: List<RunResult>,
+    val notes: List<String> = emptyList(),
+    val intended: Set<Status> = emptySet(),
+) {
     val result: RunResult get() = results.single()
+
+    /** The runs that ended FAILED or CANCELLED without the sample meaning it. */
+    val unsuccessful: List<RunResult>
+        get() = results.filter { it.status in UNSUCCESSFUL && it.status !in intended }
+
+    private companion object {
+        val UNSUCCESSFUL = setOf(Status.FAILED, Status.CANCELLED)
+    }
 }
 
 /** Runs [graph] from [input], handing every event to [onEvent], and returns the result of the terminal event. */

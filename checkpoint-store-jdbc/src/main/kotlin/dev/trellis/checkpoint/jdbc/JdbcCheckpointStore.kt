@@ -3,13 +3,13 @@ package dev.trellis.checkpoint.jdbc
 import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.checkpoint.CheckpointStoreException
+import dev.trellis.checkpoint.InternalStoreApi
 import dev.trellis.checkpoint.Lease
 import dev.trellis.checkpoint.RunInfo
 import dev.trellis.checkpoint.UnreadableCheckpointException
 import dev.trellis.checkpoint.internal.PruneEntry
 import dev.trellis.checkpoint.internal.RunRow
 import dev.trellis.checkpoint.internal.StoreRules
-import dev.trellis.graph.InternalTrellisApi
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.withContext
@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicReference
  * first (the engine's [JdbcEngine.lockRow]; SQLite's `BEGIN IMMEDIATE` locks the whole file), so check and write
  * happen in one transaction. The public stores delegate to it; applications use those, not this class.
  */
-@InternalTrellisApi
+@InternalStoreApi
 public class JdbcCheckpointStore(
     private val engine: JdbcEngine,
     /** The clock of lease expiry; `null` for the database's clock ([JdbcEngine.nowMillisQuery]). */

@@ -1,11 +1,11 @@
 package dev.trellis.checkpoint.jdbc
 
-import dev.trellis.graph.InternalTrellisApi
+import dev.trellis.checkpoint.InternalStoreApi
 import java.sql.Connection
 import java.sql.PreparedStatement
 
 /** What differs between the SQL databases behind [JdbcCheckpointStore]: connections, table names, row locks. */
-@InternalTrellisApi
+@InternalStoreApi
 public interface JdbcEngine : AutoCloseable {
     /** Names the database in error messages, for example `SQLite database /tmp/trellis.db`. */
     public val description: String
@@ -56,7 +56,7 @@ public interface JdbcEngine : AutoCloseable {
 }
 
 /** Runs [block] in a transaction on [connection], which must not be in auto-commit mode. */
-@InternalTrellisApi
+@InternalStoreApi
 public fun <T> Connection.inTransaction(block: (Connection) -> T): T {
     try {
         val result = block(this)

@@ -1,8 +1,8 @@
 package dev.trellis.checkpoint.jdbc
 
+import dev.trellis.checkpoint.InternalStoreApi
 import dev.trellis.checkpoint.NodeCache
 import dev.trellis.checkpoint.NodeCacheKey
-import dev.trellis.graph.InternalTrellisApi
 import java.time.Instant
 
 /**
@@ -11,7 +11,7 @@ import java.time.Instant
  * the node's key. A store is an upsert (`INSERT … ON CONFLICT … DO UPDATE`, which both databases understand), so
  * concurrent stores of one key leave the last one. The public caches delegate to it.
  */
-@InternalTrellisApi
+@InternalStoreApi
 public class JdbcNodeCache(private val engine: JdbcEngine) : NodeCache {
     private val table = engine.nodeCacheTable
 

@@ -1,6 +1,6 @@
 package dev.trellis.checkpoint.jdbc
 
-import dev.trellis.graph.InternalTrellisApi
+import dev.trellis.checkpoint.InternalStoreApi
 import java.sql.Connection
 import java.time.Instant
 
@@ -8,7 +8,7 @@ import java.time.Instant
  * The versions of the store's tables. Each entry brings the tables from the previous version to its own; applied
  * versions are recorded in `trellis_schema_version`. Append new versions, never edit old ones.
  */
-@InternalTrellisApi
+@InternalStoreApi
 public object Migrations {
     private val versions: List<(runs: String, checkpoints: String, nodeCache: String) -> List<String>> = listOf(
         { runs, checkpoints, _ ->

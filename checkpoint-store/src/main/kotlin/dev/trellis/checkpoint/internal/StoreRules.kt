@@ -3,10 +3,10 @@ package dev.trellis.checkpoint.internal
 import dev.trellis.checkpoint.CheckpointConflictException
 import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.FencedOutException
+import dev.trellis.checkpoint.InternalStoreApi
 import dev.trellis.checkpoint.Lease
 import dev.trellis.checkpoint.RunInfo
 import dev.trellis.checkpoint.RunOwnedException
-import dev.trellis.graph.InternalTrellisApi
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
@@ -17,7 +17,7 @@ import java.time.temporal.ChronoUnit
  *
  * Shared by the in-memory store and the SQL stores of the other checkpoint-store modules; not for applications.
  */
-@InternalTrellisApi
+@InternalStoreApi
 public class RunRow(
     /** The run's id. */
     public val runId: String,
@@ -39,7 +39,7 @@ public class RunRow(
 }
 
 /** The part of a checkpoint that pruning looks at. Shared by the stores; not for applications. */
-@InternalTrellisApi
+@InternalStoreApi
 public class PruneEntry(
     /** The checkpoint's sequence. */
     public val sequence: Long,
@@ -53,7 +53,7 @@ public class PruneEntry(
  * The rules every [dev.trellis.checkpoint.CheckpointStore] applies, so that all stores behave alike: the in-memory
  * store here and the SQL stores of the other checkpoint-store modules. Not for applications.
  */
-@InternalTrellisApi
+@InternalStoreApi
 public object StoreRules {
     /** Store times are kept to the millisecond, the precision of the SQL columns. */
     public fun now(clock: Clock): Instant = clock.instant().truncatedTo(ChronoUnit.MILLIS)
