@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns a JMH JSON result of this module into the Markdown tables of docs/performance.md.
+"""Turns a JMH JSON result of this module into the Markdown tables of docs/performance.md and bench/HISTORY.md.
 
 usage: python3 bench/report.py [bench/target/quick.json]
 """

@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The cost of tracing (issue 19, {@code docs/performance.md}): the chain of 100 run untraced ({@code Graph.invoke},
+ * The cost of tracing (issue 19, {@code bench/HISTORY.md}): the chain of 100 run untraced ({@code Graph.invoke},
  * as {@code ChainBench.trellisInvoke}), through {@code TrellisTelemetry} with the no-op OpenTelemetry (what tracing
  * costs when no SDK is installed), and with an SDK that samples every span and hands each to an exporter that drops
  * it (the cost of making the spans: a run span and 100 node spans per run, plus the metrics). All blocking calls

@@ -19,7 +19,7 @@ import java.time.Instant
 import java.util.concurrent.TimeUnit
 
 /**
- * The fleet's benchmark, run by hand (docs/performance.md says how): throughput of a ten-node graph checkpointed at
+ * The fleet's benchmark, run by hand (bench/HISTORY.md says how): throughput of a ten-node graph checkpointed at
  * every step with 1, 2 and 4 worker JVMs, the latency from submit to the first node's start, and the cost of the
  * statements a run makes. Arguments:
  * `[runs per round] [worker counts, comma-separated] [concurrency] [sync|async] [group|nogroup] [costs|nocosts]`;

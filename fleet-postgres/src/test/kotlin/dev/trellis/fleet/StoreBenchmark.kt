@@ -13,7 +13,7 @@ import java.time.Instant
 import javax.sql.DataSource
 
 /**
- * Checkpoint per step on PostgreSQL, run by hand (docs/performance.md says how): runs of a ten-node chain as the
+ * Checkpoint per step on PostgreSQL, run by hand (bench/HISTORY.md says how): runs of a ten-node chain as the
  * runtime stores them with `EVERY_STEP` — a claim, 12 appends (the start, one per node, the end), a release — with
  * 1, 16 and 64 runs at once, with and without the store's group commit. Prints runs/s, appends/s, and the CPU time
  * per run of this JVM and of its PostgreSQL backends. Arguments: `[runs per round] [concurrencies, e.g. 1,16,64]`.

@@ -22,6 +22,12 @@ import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
 import java.time.Instant
 
+/*
+ * Durable runs' entry points (`docs/persistence.md`): resuming a run from its latest checkpoint (with answers to its
+ * interrupts), forking a new run from any checkpoint of another (time travel, [fork]), and reading a run's
+ * checkpoint history ([checkpoints], [stateAt]).
+ */
+
 /**
  * Continues run [runId] from its latest checkpoint in `options.checkpointing.store`: completed nodes do not
  * run again; nodes that were running when the run stopped (crash, drain, interrupt) run again. [answers]

@@ -1,5 +1,6 @@
 package dev.trellis.runtime
 
+import dev.trellis.runtime.internal.events.EventHead
 import java.time.Duration
 import java.time.Instant
 
@@ -40,24 +41,29 @@ public sealed class RunEvent(
      * it [NodeCompensating], [NodeCompensated], [NodeCompensationFailed].
      */
     public sealed class NodeEvent(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
+        /** The fields every node event has, in one carrier (`internal/events/EventHead.kt`). */
+        head: EventHead,
+    ) : RunEvent(head.runId, head.sequence, head.timestamp) {
         /** The node. */
-        public val nodeId: String,
+        public val nodeId: String = head.nodeId
+
         /** The execution number of the node in this run, from 1 (a map's tasks share their map's execution number). */
-        public val execution: Int,
+        public val execution: Int = head.execution
+
         /**
          * Where the node is: its id for nodes of the run's own graph; `research/web` for node `web` of the child run
          * of subgraph node `research`; `summarize[3]` for task 3 of map node `summarize` (`docs/semantics.md` §11).
          */
-        public val path: String,
+        public val path: String = head.path
+
         /**
          * The index of the map task when this is one of a task's own events (`summarize[3]`: 3), else -1 — also for
          * the nodes of a task's child run, whose [path] names the task (`research[3]/web`).
          */
-        public val task: Int,
-    ) : RunEvent(runId, sequence, timestamp)
+        public val task: Int = head.task
+
+        override fun describe(): String = "$path#$execution"
+    }
 
     /** The last event of a run, with its [result]: [RunCompleted], [RunFailed], [RunCancelled], [RunInterrupted]. */
     public sealed class Terminal(
@@ -82,50 +88,28 @@ public sealed class RunEvent(
     }
 
     /** An execution of [nodeId] started (its first attempt). */
-    public class NodeStarted internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
-        path: String = nodeId,
-        task: Int = -1,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
-        override fun describe(): String = "$path#$execution"
-    }
+    public class NodeStarted internal constructor(head: EventHead) : NodeEvent(head)
 
     /** Attempt [attempt] of an execution failed with [error]; attempt `attempt + 1` starts after [delay]. */
     public class NodeRetrying internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
+        head: EventHead,
         /** The attempt that failed. */
         public val attempt: Int,
         /** Why it failed. */
         public val error: Throwable,
         /** The wait before the next attempt. */
         public val delay: Duration,
-        path: String = nodeId,
-        task: Int = -1,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(head) {
         override fun describe(): String = "$path#$execution attempt=$attempt delay=$delay error=$error"
     }
 
     /** An execution completed and its writes were merged into the state. */
     public class NodeCompleted internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
+        head: EventHead,
         /** How many attempts it took. */
         public val attempts: Int,
         private val durationNanos: Long,
-        path: String = nodeId,
-        task: Int = -1,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(head) {
         /** How long the execution took, retries included. */
         public val duration: Duration get() = Duration.ofNanos(durationNanos)
 
@@ -137,21 +121,15 @@ public sealed class RunEvent(
      * (an error route, `docs/semantics.md` §13.3) instead of failing the run, and an [EdgeTaken] to it follows.
      */
     public class NodeFailed internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
+        head: EventHead,
         /** How many attempts it took. */
         public val attempts: Int,
         /** The failure. */
         public val error: Throwable,
         private val durationNanos: Long,
-        path: String = nodeId,
-        task: Int = -1,
         /** The path of the handler node the failure was routed to, or null when it fails the run. */
         public val routedTo: String? = null,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(head) {
         /** How long the execution took, retries included. */
         public val duration: Duration get() = Duration.ofNanos(durationNanos)
 
@@ -160,63 +138,32 @@ public sealed class RunEvent(
     }
 
     /** An execution was cancelled (run cancelled, fail-fast or run timeout). */
-    public class NodeCancelled internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
-        path: String = nodeId,
-        task: Int = -1,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
-        override fun describe(): String = "$path#$execution"
-    }
+    public class NodeCancelled internal constructor(head: EventHead) : NodeEvent(head)
 
     /**
      * The run failed and the compensation of this completed execution starts (`docs/semantics.md` §13.6); exactly one
      * [NodeCompensated] or [NodeCompensationFailed] of the same execution follows.
      */
-    public class NodeCompensating internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
-        path: String = nodeId,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, -1) {
-        override fun describe(): String = "$path#$execution"
-    }
+    public class NodeCompensating internal constructor(head: EventHead) : NodeEvent(head)
 
     /** The compensation of this execution ended normally. */
     public class NodeCompensated internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
+        head: EventHead,
         /** How long the compensation took. */
         public val duration: Duration,
-        path: String = nodeId,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, -1) {
-        override fun describe(): String = "$path#$execution"
-    }
+    ) : NodeEvent(head)
 
     /**
      * The compensation of this execution threw [error], or was cut off by a cancellation (then [error] is the
      * `CancellationException`); the run's other compensations still run (unless it was cancelled).
      */
     public class NodeCompensationFailed internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
+        head: EventHead,
         /** Why the compensation failed. */
         public val error: Throwable,
         /** How long the compensation ran. */
         public val duration: Duration,
-        path: String = nodeId,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, -1) {
+    ) : NodeEvent(head) {
         override fun describe(): String = "$path#$execution error=$error"
     }
 
@@ -238,16 +185,10 @@ public sealed class RunEvent(
 
     /** A payload a node streamed with `emit`. */
     public class Custom internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
+        head: EventHead,
         /** What the node emitted. */
         public val payload: Any,
-        path: String = nodeId,
-        task: Int = -1,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(head) {
         override fun describe(): String = "$path#$execution payload=$payload"
     }
 
@@ -256,18 +197,12 @@ public sealed class RunEvent(
      * the cached writes are the attempt's.
      */
     public class NodeCacheHit internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
+        head: EventHead,
         /** The attempt that hit. */
         public val attempt: Int,
         /** The key the node's cache policy computed. */
         public val key: String,
-        path: String = nodeId,
-        task: Int = -1,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(head) {
         override fun describe(): String = "$path#$execution attempt=$attempt key=$key"
     }
 
@@ -276,20 +211,14 @@ public sealed class RunEvent(
      * the entry expires at [expiresAt] (never when null).
      */
     public class NodeCacheStored internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
+        head: EventHead,
         /** The attempt whose writes were stored. */
         public val attempt: Int,
         /** The key the node's cache policy computed. */
         public val key: String,
         /** When the entry expires, or null for never. */
         public val expiresAt: Instant?,
-        path: String = nodeId,
-        task: Int = -1,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(head) {
         override fun describe(): String = "$path#$execution attempt=$attempt key=$key expiresAt=$expiresAt"
     }
 
@@ -298,56 +227,41 @@ public sealed class RunEvent(
      * adding them. Comes right before the execution's end event; an execution that charged nothing has none.
      */
     public class MetersCharged internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        nodeId: String,
-        execution: Int,
+        head: EventHead,
         /** What this execution charged, by meter (every attempt's, and its child runs' and tasks'). */
         public val charges: Map<String, Double>,
         /** The run's totals after these charges, by meter. */
         public val totals: Map<String, Double>,
-        path: String = nodeId,
-        task: Int = -1,
-    ) : NodeEvent(runId, sequence, timestamp, nodeId, execution, path, task) {
+    ) : NodeEvent(head) {
         override fun describe(): String = "$path#$execution charges=$charges totals=$totals"
     }
 
     /** A checkpoint of the run was saved as number [checkpoint] of the run's history. */
-    public class CheckpointSaved internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        /** The checkpoint's sequence number in the run's history. */
-        public val checkpoint: Long,
-        /** Whether it is a full snapshot (true) or a delta against the previous one. */
-        public val full: Boolean,
-    ) : RunEvent(runId, sequence, timestamp) {
-        override fun describe(): String = "checkpoint=$checkpoint full=$full"
-    }
+    public class CheckpointSaved internal constructor(run: String, seq: Long, at: Instant, saved: Long, full: Boolean) :
+        RunEvent(run, seq, at) {
+            /** The checkpoint's sequence number in the run's history. */
+            public val checkpoint: Long = saved
+
+            /** Whether it is a full snapshot (true) or a delta against the previous one. */
+            public val full: Boolean = full
+
+            override fun describe(): String = "checkpoint=$checkpoint full=$full"
+        }
 
     /**
      * The run paused: a node called `interrupt`, or the run was drained. Resumable. Terminal: [result]'s
      * [RunResult.interrupts] holds the nodes' payloads (empty when drained).
      */
-    public class RunInterrupted internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        result: RunResult,
-    ) : Terminal(runId, sequence, timestamp, result) {
-        override fun describe(): String = "interrupts=${result.interrupts}"
-    }
+    public class RunInterrupted internal constructor(run: String, seq: Long, at: Instant, result: RunResult) :
+        Terminal(run, seq, at, result) {
+            override fun describe(): String = "interrupts=${result.interrupts}"
+        }
 
     /** The run completed; [result] holds the final state. Terminal. */
-    public class RunCompleted internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        result: RunResult,
-    ) : Terminal(runId, sequence, timestamp, result) {
-        override fun describe(): String = "duration=${result.duration}"
-    }
+    public class RunCompleted internal constructor(run: String, seq: Long, at: Instant, result: RunResult) :
+        Terminal(run, seq, at, result) {
+            override fun describe(): String = "duration=${result.duration}"
+        }
 
     /** The run failed with [error]. Terminal. */
     public class RunFailed internal constructor(
@@ -362,12 +276,8 @@ public sealed class RunEvent(
     }
 
     /** The run was cancelled. Terminal. */
-    public class RunCancelled internal constructor(
-        runId: String,
-        sequence: Long,
-        timestamp: Instant,
-        result: RunResult,
-    ) : Terminal(runId, sequence, timestamp, result) {
-        override fun describe(): String = "cancelled"
-    }
+    public class RunCancelled internal constructor(run: String, seq: Long, at: Instant, result: RunResult) :
+        Terminal(run, seq, at, result) {
+            override fun describe(): String = "cancelled"
+        }
 }

@@ -1,6 +1,7 @@
 package dev.trellis.runtime
 
 import dev.trellis.runtime.internal.events.EVENT_BUFFER
+import dev.trellis.runtime.internal.events.EventHead
 import dev.trellis.runtime.internal.events.EventLog
 import io.kotest.matchers.ints.shouldBeLessThanOrEqual
 import io.kotest.matchers.shouldBe
@@ -21,7 +22,7 @@ class EventLogTest {
     private val at = Instant.EPOCH
 
     private fun custom(sequence: Long, producer: Int, n: Int) =
-        RunEvent.Custom("log-test", sequence, at, "p$producer", 1, n)
+        RunEvent.Custom(EventHead("log-test", sequence, at, "p$producer", 1, "p$producer", -1), n)
 
     @Test
     fun `concurrent producers - delivery order is sequence order, nothing lost, each producer keeps its order`(): Unit =

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReference
 /**
  * How many tokens a model's callback thread may hand over before the node took them. A bound keeps backpressure; a
  * buffer rather than a rendezvous lets the node take the tokens that arrived in a row without a thread hand-off each
- * (`docs/performance.md`, chat nodes).
+ * (`bench/HISTORY.md`, chat nodes).
  */
 internal const val STREAM_BUFFER: Int = 64
 

@@ -9,6 +9,13 @@ import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 
+/*
+ * Fleet claims (`docs/scale-out.md`): what a worker holds once it claimed a run from the queue — the run, its input,
+ * its attempt and the answers to its interrupts, and the run's store lease when the claim took it too — and how a
+ * paused run's interrupts and answers are stored in the queue. The claim statement itself (`FOR UPDATE SKIP
+ * LOCKED`) is `Queue.claim`; when a worker's claim loop claims is `ClaimPacing.kt`'s.
+ */
+
 /** A claimed run, as the claim statement returned it. */
 internal class Claim(
     val runId: String,

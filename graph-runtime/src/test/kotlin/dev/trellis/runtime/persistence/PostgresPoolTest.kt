@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit
 /**
  * The PostgreSQL store on the pool users run it with (HikariCP): many concurrent runs on a few connections, and a
  * cancelled operation cancels its statement through the pool's connection proxy. The load measurement of
- * `docs/performance.md` is here too; it runs only when asked for (`-Dtrellis.measure.runs=10000`).
+ * `bench/HISTORY.md` is here too; it runs only when asked for (`-Dtrellis.measure.runs=10000`).
  */
 class PostgresPoolTest {
     object Steps : StateSchema("pool-steps") {
@@ -113,7 +113,7 @@ class PostgresPoolTest {
     }
 
     /**
-     * The load measurement of `docs/performance.md`: N concurrent checkpointed runs (every step) on a pool of 32.
+     * The load measurement of `bench/HISTORY.md`: N concurrent checkpointed runs (every step) on a pool of 32.
      * Not a timed test: it checks that every run completed and released its lease, and prints the figures.
      * `-Dtrellis.measure.runs=10000 -Dtest=PostgresPoolTest#measure*`
      */

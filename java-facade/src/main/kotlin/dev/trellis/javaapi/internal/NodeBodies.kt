@@ -18,6 +18,12 @@ import java.util.concurrent.CompletionStage
 import java.util.concurrent.Future
 import java.util.function.BiConsumer
 
+/*
+ * Java node bodies (`docs/java.md`): how a Java `NodeAction`, `AsyncNodeAction` or map task becomes a node body — run
+ * inline in the node's coroutine, awaited as a `CompletionStage`, or run blocking on an executor — with a
+ * `NodeContext` for the body and its exceptions, checked ones included, thrown as they are.
+ */
+
 /**
  * Adapts a non-blocking [NodeAction] to a node body: the action runs right in the node's coroutine, on whichever
  * worker of the run starts it (no dispatch, no other thread), like a Kotlin node that does not suspend. Its

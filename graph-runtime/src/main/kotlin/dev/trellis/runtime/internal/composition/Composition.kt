@@ -18,6 +18,7 @@ import dev.trellis.runtime.internal.checkpoint.PersistenceJson
 import dev.trellis.runtime.internal.checkpoint.PositionCodec
 import dev.trellis.runtime.internal.checkpoint.Restored
 import dev.trellis.runtime.internal.checkpoint.WriteData
+import dev.trellis.runtime.internal.events.eventHead
 import dev.trellis.runtime.internal.execution.Execution
 import dev.trellis.runtime.internal.execution.InterruptSignal
 import dev.trellis.runtime.internal.persistence.Checkpointer
@@ -234,7 +235,7 @@ private suspend fun Engine.runTask(
     val body = spec.body
     val task = if (body != null) MapTask(execution, i, item, body) else SubgraphTask(execution, i, item, spec, key)
     val node = execution.node.id
-    outbox.nodeSend { seq -> RunEvent.NodeStarted(runId, seq, now(), node, execution.number, task.path, i) }
+    outbox.nodeSend { seq -> RunEvent.NodeStarted(task.eventHead(seq, now())) }
     try {
         task.run()
     } finally {
@@ -277,33 +278,12 @@ private suspend fun Engine.runTask(
 }
 
 private suspend fun Engine.sendTaskEnd(task: Execution) {
-    val node = task.node.id
     outbox.send { seq ->
+        val head = task.eventHead(seq, now())
         when (task.status) {
-            Status.COMPLETED -> RunEvent.NodeCompleted(
-                runId,
-                seq,
-                now(),
-                node,
-                task.number,
-                task.attempt,
-                task.durationNanos,
-                task.path,
-                task.task,
-            )
-            Status.FAILED -> RunEvent.NodeFailed(
-                runId,
-                seq,
-                now(),
-                node,
-                task.number,
-                task.attempt,
-                task.error!!,
-                task.durationNanos,
-                task.path,
-                task.task,
-            )
-            else -> RunEvent.NodeCancelled(runId, seq, now(), node, task.number, task.path, task.task)
+            Status.COMPLETED -> RunEvent.NodeCompleted(head, task.attempt, task.durationNanos)
+            Status.FAILED -> RunEvent.NodeFailed(head, task.attempt, task.error!!, task.durationNanos)
+            else -> RunEvent.NodeCancelled(head)
         }
     }
 }

@@ -12,6 +12,11 @@ import kotlin.coroutines.Continuation
 import kotlin.coroutines.resume
 import kotlin.coroutines.suspendCoroutine
 
+/*
+ * Event delivery (`docs/semantics.md` §8): the [EventLog] of a run, where every event gets its sequence number before
+ * it is built and is read back by the run's one reader in that order, with backpressure on its producers.
+ */
+
 /** How many events a run may produce ahead of a slow collector before its producers wait for room. */
 internal const val EVENT_BUFFER = 64
 

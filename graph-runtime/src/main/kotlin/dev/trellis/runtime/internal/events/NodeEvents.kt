@@ -29,33 +29,13 @@ internal fun Engine.startedAt(): Instant {
 
 internal suspend fun Engine.emitCustom(execution: Execution, payload: Any) {
     outbox.nodeSend { seq ->
-        RunEvent.Custom(
-            runId,
-            seq,
-            now(),
-            execution.node.id,
-            execution.number,
-            payload,
-            execution.path,
-            execution.task,
-        )
+        RunEvent.Custom(execution.eventHead(seq, now()), payload)
     }
 }
 
 internal suspend fun Engine.emitRetrying(execution: Execution, error: Throwable, delay: Duration) {
     outbox.nodeSend { seq ->
-        RunEvent.NodeRetrying(
-            runId,
-            seq,
-            now(),
-            execution.node.id,
-            execution.number,
-            execution.attempt,
-            error,
-            delay,
-            execution.path,
-            execution.task,
-        )
+        RunEvent.NodeRetrying(execution.eventHead(seq, now()), execution.attempt, error, delay)
     }
 }
 

@@ -24,6 +24,12 @@ import java.time.Clock
 import java.time.Instant
 import java.util.concurrent.ConcurrentHashMap
 
+/*
+ * Checkpoint writing (`docs/persistence.md`): the [Checkpointer] of a run numbers its checkpoints, writes them full or
+ * as deltas through the run's lease, and collects what changed since the last one; a child run's checkpoints go into
+ * its parent's ([Upstream]). When an engine saves is `RunCheckpoints.kt`'s; the lease is `RunLease.kt`'s.
+ */
+
 /** Where a child run's checkpoints go: into the [parent] run's, under [key] (`research#2`, `summarize#1[3]`). */
 internal class Upstream(val parent: Checkpointer, val key: String)
 

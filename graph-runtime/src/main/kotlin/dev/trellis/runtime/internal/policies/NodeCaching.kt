@@ -14,6 +14,7 @@ import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.internal.checkpoint.PersistenceJson
 import dev.trellis.runtime.internal.checkpoint.PositionCodec
+import dev.trellis.runtime.internal.events.eventHead
 import dev.trellis.runtime.internal.execution.Link
 import dev.trellis.runtime.internal.rethrowIfFatal
 import kotlinx.coroutines.currentCoroutineContext
@@ -64,17 +65,7 @@ internal class CacheInterceptor(
         val cached = cache.get(entry, engine.now())?.let { CachedWrites.decode(graph.schema, it) }
         if (cached != null) {
             scope.sendNodeEvent { seq ->
-                RunEvent.NodeCacheHit(
-                    engine.runId,
-                    seq,
-                    engine.now(),
-                    node.id,
-                    execution.number,
-                    chain.attempt,
-                    key,
-                    execution.path,
-                    execution.task,
-                )
+                RunEvent.NodeCacheHit(execution.eventHead(seq, engine.now()), chain.attempt, key)
             }
             return cached
         }
@@ -86,18 +77,7 @@ internal class CacheInterceptor(
         val expiresAt = policy.ttl?.let { engine.now().plus(it.toJavaDuration()) }
         cache.put(entry, text, expiresAt)
         scope.sendNodeEvent { seq ->
-            RunEvent.NodeCacheStored(
-                engine.runId,
-                seq,
-                engine.now(),
-                node.id,
-                execution.number,
-                chain.attempt,
-                key,
-                expiresAt,
-                execution.path,
-                execution.task,
-            )
+            RunEvent.NodeCacheStored(execution.eventHead(seq, engine.now()), chain.attempt, key, expiresAt)
         }
         return writes
     }

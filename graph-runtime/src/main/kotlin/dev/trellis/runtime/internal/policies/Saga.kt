@@ -10,6 +10,7 @@ import dev.trellis.runtime.Status
 import dev.trellis.runtime.internal.checkpoint.CompensableData
 import dev.trellis.runtime.internal.checkpoint.OutcomeData
 import dev.trellis.runtime.internal.checkpoint.PositionCodec
+import dev.trellis.runtime.internal.events.EventHead
 import dev.trellis.runtime.internal.execution.Execution
 import dev.trellis.runtime.internal.persistence.checkpoint
 import dev.trellis.runtime.internal.rethrowIfFatal
@@ -31,6 +32,10 @@ import java.time.Duration
 internal class Compensable(val node: Node, val execution: Int, val path: String, val state: State) {
     /** What the compensation sees: the state, through the node's read slice when it declares one. */
     fun view(): State = node.slice?.view(state, node.id) {} ?: state
+
+    /** The head of an event of this entry's compensation in run [runId], numbered [sequence], made at [timestamp]. */
+    fun eventHead(runId: String, sequence: Long, timestamp: java.time.Instant): EventHead =
+        EventHead(runId, sequence, timestamp, node.id, execution, path, -1)
 }
 
 /** A run's compensable executions and, once it compensates, the outcomes so far (one per entry, in reverse order). */
@@ -89,7 +94,7 @@ internal suspend fun Engine.compensate() {
         val entry = entries[entries.size - 1 - k]
         outcomes += OutcomeData(entry.path, entry.execution, STARTED)
         if (durable) saveProgress()
-        outbox.send { seq -> RunEvent.NodeCompensating(runId, seq, now(), entry.node.id, entry.execution, entry.path) }
+        outbox.send { seq -> RunEvent.NodeCompensating(entry.eventHead(runId, seq, now())) }
         val start = nanoTime()
         var error: Throwable? = null
         try {
@@ -110,11 +115,11 @@ internal suspend fun Engine.compensate() {
         if (status == Status.FAILED) recorder.errors.firstOrNull()?.addSuppressed(error!!)
         withContext(NonCancellable) {
             outbox.send { seq ->
+                val head = entry.eventHead(runId, seq, now())
                 if (error == null) {
-                    RunEvent.NodeCompensated(runId, seq, now(), entry.node.id, entry.execution, took, entry.path)
+                    RunEvent.NodeCompensated(head, took)
                 } else {
-                    val id = entry.node.id
-                    RunEvent.NodeCompensationFailed(runId, seq, now(), id, entry.execution, error, took, entry.path)
+                    RunEvent.NodeCompensationFailed(head, error, took)
                 }
             }
             if (durable) saveProgress()

@@ -8,9 +8,11 @@ import dev.trellis.runtime.internal.policies.Meters
 import dev.trellis.runtime.internal.policies.meters
 
 /**
- * The scheduler's position in a run: execution counts, what runs, what is ready, the tokens waiting on each input
- * channel (`docs/semantics.md` §4–5), the active bit set, key versions and last writers. Owned by the holder of
- * the drive right; plain arrays so that it can be checkpointed.
+ * The scheduler's position in a run, and its readiness rule (`docs/semantics.md` §4–5): execution counts, what runs,
+ * what is ready, the tokens waiting on each input channel, the active bit set, key versions and last writers. A node
+ * holding a token becomes ready when it is idle and each of its empty channels is settled — no active node can still
+ * send it a token ([promote]); a cycle whose nodes wait for each other starts at its first declared node
+ * ([fallback]). Owned by the holder of the drive right; plain arrays so that it can be checkpointed.
  */
 internal class Position(private val size: Int, keyCount: Int, private val channels: InputChannels) {
     /** The executions of each node so far; a new array per run ([reuse]): the run's result keeps it. */

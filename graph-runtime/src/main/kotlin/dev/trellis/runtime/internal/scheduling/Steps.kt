@@ -6,6 +6,7 @@ import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.internal.composition.childKey
 import dev.trellis.runtime.internal.events.completedAt
+import dev.trellis.runtime.internal.events.eventHead
 import dev.trellis.runtime.internal.events.startedAt
 import dev.trellis.runtime.internal.execution.Execution
 import dev.trellis.runtime.internal.persistence.checkpointStep
@@ -28,7 +29,7 @@ internal fun Engine.begin(index: Int): Execution {
     val execution = Execution(this, index, number, currentState)
     position.running[index] = execution
     recorder.begun(execution, position.running)
-    outbox.post { seq -> RunEvent.NodeStarted(runId, seq, startedAt(), execution.node.id, number, execution.path) }
+    outbox.post { seq -> RunEvent.NodeStarted(execution.eventHead(seq, startedAt())) }
     return execution
 }
 
@@ -51,16 +52,7 @@ internal fun Engine.complete(execution: Execution) {
         Status.COMPLETED -> completed(execution)
         Status.FAILED -> failed(execution)
         Status.INTERRUPTED -> interrupted(execution)
-        else -> outbox.post { seq ->
-            RunEvent.NodeCancelled(
-                runId,
-                seq,
-                now(),
-                execution.node.id,
-                execution.number,
-                execution.path,
-            )
-        }
+        else -> outbox.post { seq -> RunEvent.NodeCancelled(execution.eventHead(seq, now())) }
     }
     if (crossing != null && !position.failed) fail(crossing)
     if (checkpointer != null) recorder.nodeStatus[index] = execution.status
@@ -85,7 +77,7 @@ private fun Engine.interrupted(execution: Execution) {
     position.halted = true
     outbox.post {
         seq ->
-        RunEvent.NodeCancelled(runId, seq, now(), execution.node.id, execution.number, execution.path)
+        RunEvent.NodeCancelled(execution.eventHead(seq, now()))
     }
 }
 
@@ -134,16 +126,7 @@ private fun Engine.sendCompleted(execution: Execution): Instant? {
     if (!outbox.enabled) return null
     val at = completedAt()
     outbox.post { seq ->
-        RunEvent.NodeCompleted(
-            runId,
-            seq,
-            at,
-            execution.node.id,
-            execution.number,
-            execution.attempt,
-            execution.durationNanos,
-            execution.path,
-        )
+        RunEvent.NodeCompleted(execution.eventHead(seq, at), execution.attempt, execution.durationNanos)
     }
     return at
 }
@@ -159,16 +142,11 @@ private fun Engine.failed(execution: Execution) {
 internal fun Engine.postFailed(execution: Execution, error: Throwable, routedTo: String?) {
     outbox.post { seq ->
         RunEvent.NodeFailed(
-            runId,
-            seq,
-            now(),
-            execution.node.id,
-            execution.number,
+            execution.eventHead(seq, now()),
             execution.attempt,
             error,
             execution.durationNanos,
-            execution.path,
-            routedTo = routedTo,
+            routedTo,
         )
     }
 }
