@@ -208,6 +208,12 @@ internal class Engine(
     @Volatile
     var drainRequested = false
     var drained = false
+
+    /**
+     * Set when the driver ends an execution that was cancelled with the run: from then on the run saves no checkpoint
+     * (its stored position is the one from before the cancellation, `docs/semantics.md` §6) and starts nothing.
+     */
+    var cancelSeen = false
     val checkpointer: Checkpointer? = options.checkpointing
         ?.takeIf { it.mode != Checkpointing.Mode.OFF }
         ?.let {

@@ -6,6 +6,7 @@ import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.internal.checkpoint.writableState
 import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.ensureActive
 
 /*
  * The checkpoints an [Engine] saves through its [Checkpointer] (`docs/persistence.md`): one per step when every step
@@ -17,6 +18,8 @@ internal suspend fun Engine.checkpointFinal(status: Status) {
     val asked = recorder.interrupts.any { it.nestedInterrupts?.isEmpty() != true }
     val label = if (status == Status.INTERRUPTED && !asked) "DRAINED" else status.name
     try {
+        // A run cancelled meanwhile saves nothing more (`docs/semantics.md` §6).
+        currentCoroutineContext().ensureActive()
         checkpoint(label, full = true)
     } catch (e: Throwable) {
         e.rethrowIfFatal(currentCoroutineContext())
@@ -62,6 +65,9 @@ internal fun Engine.checkpointSaved(writer: Checkpointer) {
 @Suppress("NOTHING_TO_INLINE")
 internal suspend inline fun Engine.checkpointStep() {
     try {
+        // A run cancelled meanwhile saves nothing more (`docs/semantics.md` §6), even when a store writes without
+        // suspending (then no suspension would notice the cancellation).
+        currentCoroutineContext().ensureActive()
         checkpoint("RUNNING")
     } catch (e: Throwable) {
         e.rethrowIfFatal(currentCoroutineContext())

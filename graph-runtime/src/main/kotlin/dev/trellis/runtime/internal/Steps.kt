@@ -40,16 +40,7 @@ internal fun Engine.complete(execution: Execution) {
         Status.COMPLETED -> completed(execution)
         Status.FAILED -> failed(execution)
         Status.INTERRUPTED -> interrupted(execution)
-        else -> outbox.post { seq ->
-            RunEvent.NodeCancelled(
-                runId,
-                seq,
-                now(),
-                execution.node.id,
-                execution.number,
-                execution.path,
-            )
-        }
+        else -> cancelled(execution)
     }
     if (crossing != null && !position.failed) fail(crossing)
     if (checkpointer != null) recorder.nodeStatus[index] = execution.status
@@ -62,10 +53,29 @@ internal fun Engine.complete(execution: Execution) {
     if (!position.halted) position.promote()
 }
 
-/** [complete], then a checkpoint when every step is saved. */
+/**
+ * [complete], then a checkpoint when every step is saved — unless the run is being cancelled: a cancelled run saves
+ * nothing after its cancellation point (`docs/semantics.md` §6), so that its executions in flight run again on resume.
+ */
 internal suspend fun Engine.completeStep(execution: Execution) {
     complete(execution)
-    if (checkpointer?.everyStep == true && !position.failed) checkpointStep()
+    if (checkpointer?.everyStep == true && !position.failed && !cancelSeen) checkpointStep()
+}
+
+/**
+ * An execution ended cancelled. Outside a failed run (whose fail-fast cancellation is its own), only the run's
+ * cancellation ends one so, possibly seen here before the driver's own coroutine sees it: the run starts nothing and
+ * saves nothing more. A checkpoint saved now would record the execution as ended and its triggers as spent, and a
+ * resume would skip it for good.
+ */
+private fun Engine.cancelled(execution: Execution) {
+    if (!position.failed) {
+        cancelSeen = true
+        position.halted = true
+    }
+    outbox.post { seq ->
+        RunEvent.NodeCancelled(runId, seq, now(), execution.node.id, execution.number, execution.path)
+    }
 }
 
 /** A node asked for input: the run stops starting nodes and ends INTERRUPTED once running ones finish. */
