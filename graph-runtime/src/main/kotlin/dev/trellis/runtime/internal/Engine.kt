@@ -66,6 +66,8 @@ internal class Engine(
     val fresh: Boolean = restored == null,
     /** Where this run sits when it is the child run of a subgraph node or map task, or null for a run of its own. */
     val nesting: Nesting? = null,
+    /** Whether this run retries a failed run (`retry`): its first checkpoint, saved before any node, says so. */
+    val retrying: Boolean = false,
 ) {
     val runId: String = options.runId ?: RunIds.next()
     val topology: Topology = graph.topology
@@ -214,6 +216,9 @@ internal class Engine(
      * (its stored position is the one from before the cancellation, `docs/semantics.md` §6) and starts nothing.
      */
     var cancelSeen = false
+
+    /** Set when a checkpoint could not be saved because the store stayed unreachable: the run stops resumable. */
+    var storeFault: dev.trellis.checkpoint.CheckpointStoreUnavailableException? = null
     val checkpointer: Checkpointer? = options.checkpointing
         ?.takeIf { it.mode != Checkpointing.Mode.OFF }
         ?.let {
@@ -362,6 +367,7 @@ internal class Engine(
         childResults ?: emptyMap(),
         position.meters?.asDoubles() ?: emptyMap(),
         saga?.results?.toList() ?: emptyList(),
+        storeFault,
     )
 }
 

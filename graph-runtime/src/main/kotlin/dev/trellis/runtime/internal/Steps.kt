@@ -1,5 +1,6 @@
 package dev.trellis.runtime.internal
 
+import dev.trellis.checkpoint.CheckpointStoreUnavailableException
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.RunEvent
@@ -149,6 +150,14 @@ private fun Engine.sendCompleted(execution: Execution): Instant? {
 
 private fun Engine.failed(execution: Execution) {
     val error = execution.error!!
+    if (error is CheckpointStoreUnavailableException) {
+        // The store stayed unreachable under a child run or a map task: the run stops resumable, and the node will
+        // run again on resume (`RunCheckpoints.kt`); not a failure of the node.
+        execution.status = Status.CANCELLED
+        stopResumable(error)
+        cancelled(execution)
+        return
+    }
     if (routeFailure(execution, error)) return
     postFailed(execution, error, routedTo = null)
     fail(error)
@@ -185,7 +194,7 @@ internal fun Engine.fail(error: Throwable) {
  * Cancels the executions still running. One whose body already finished is left alone: its completion is on its
  * way, and its coroutine may be the one driving the scheduler right now.
  */
-private fun Engine.cancelRunning() {
+internal fun Engine.cancelRunning() {
     for (execution in position.running) {
         if (execution != null && execution.status == Status.EXECUTING) execution.cancel()
     }

@@ -62,8 +62,8 @@ class CancellationResumePropertyTest {
         return graph("cancel-resume", C) {
             val refs = (0 until spec.size).map { i ->
                 val flaky = spec.flaky[i]
-                val retry =
-                    if (flaky == 0) null else Retry.fixed(flaky + 1, GraphSpec.RETRY_DELAY.milliseconds).retryOn { it is Flaky }
+                val pause = GraphSpec.RETRY_DELAY.milliseconds
+                val retry = if (flaky == 0) null else Retry.fixed(flaky + 1, pause).retryOn { it is Flaky }
                 node("n$i", retry = retry) {
                     delay(spec.duration(i, executionCount).toLong())
                     if (attempt <= flaky) throw Flaky(i)
@@ -139,8 +139,9 @@ class CancellationResumePropertyTest {
 
     private fun same(expected: RunResult, actual: RunResult, size: Int) {
         actual.status shouldBe expected.status
-        (0 until size).map { actual.node("n$it").executions } shouldBe (0 until size).map { expected.node("n$it").executions }
-        (0 until size).map { actual.node("n$it").status } shouldBe (0 until size).map { expected.node("n$it").status }
+        val nodes = (0 until size).map { "n$it" }
+        nodes.map { actual.node(it).executions } shouldBe nodes.map { expected.node(it).executions }
+        nodes.map { actual.node(it).status } shouldBe nodes.map { expected.node(it).status }
         actual.state[C.sum] shouldBe expected.state[C.sum]
         actual.state[C.log].sorted() shouldBe expected.state[C.log].sorted()
         C.counters.map { actual.state[it] } shouldBe C.counters.map { expected.state[it] }
@@ -259,7 +260,7 @@ class CancellationResumePropertyTest {
         val GRAPHS = Integer.getInteger("trellis.cancelResume.graphs", 100)
         val CUTS = Integer.getInteger("trellis.cancelResume.cuts", 20)
         val SQL_GRAPHS = Integer.getInteger("trellis.cancelResume.sqlGraphs", 40)
-        val PG_GRAPHS = Integer.getInteger("trellis.cancelResume.pgGraphs", 12)
+        val PG_GRAPHS = Integer.getInteger("trellis.cancelResume.pgGraphs", 6)
         val SQL_CUTS = Integer.getInteger("trellis.cancelResume.sqlCuts", 15)
     }
 }
