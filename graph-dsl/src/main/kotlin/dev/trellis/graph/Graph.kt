@@ -1,5 +1,6 @@
 package dev.trellis.graph
 
+import dev.trellis.graph.internal.Mermaid
 import java.util.Collections
 
 /**

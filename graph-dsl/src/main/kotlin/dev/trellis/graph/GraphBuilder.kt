@@ -1,5 +1,6 @@
 package dev.trellis.graph
 
+import dev.trellis.graph.internal.FailureRoutes
 import java.util.Collections
 import kotlin.time.Duration
 

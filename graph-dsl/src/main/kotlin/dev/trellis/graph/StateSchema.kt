@@ -1,5 +1,6 @@
 package dev.trellis.graph
 
+import dev.trellis.graph.internal.requireCheckpointable
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.serializer
 import kotlin.reflect.KClass

@@ -9,10 +9,10 @@ import dev.trellis.checkpoint.RunOwnedException
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.internal.CallNames
-import dev.trellis.runtime.internal.Engine
 import dev.trellis.runtime.internal.checkpoint.loadRecord
-import dev.trellis.runtime.internal.engineEvents
-import dev.trellis.runtime.internal.resultFor
+import dev.trellis.runtime.internal.scheduling.Engine
+import dev.trellis.runtime.internal.scheduling.engineEvents
+import dev.trellis.runtime.internal.scheduling.resultFor
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
@@ -159,7 +159,7 @@ private suspend fun Graph.resumeEngine(
     runId: String,
     options: RunOptions,
     answers: Map<String, String>,
-    events: dev.trellis.runtime.internal.EventLog?,
+    events: dev.trellis.runtime.internal.events.EventLog?,
 ): Engine {
     val checkpointing = requireCheckpointing(options, "resume")
     val calls = CallNames.current()

@@ -5,12 +5,12 @@ package dev.trellis.runtime
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
-import dev.trellis.runtime.internal.Engine
 import dev.trellis.runtime.internal.checkpoint.PositionCodec
 import dev.trellis.runtime.internal.checkpoint.PositionData
 import dev.trellis.runtime.internal.checkpoint.Restored
 import dev.trellis.runtime.internal.checkpoint.loadRecord
-import dev.trellis.runtime.internal.resultFor
+import dev.trellis.runtime.internal.scheduling.Engine
+import dev.trellis.runtime.internal.scheduling.resultFor
 import kotlinx.serialization.json.JsonObject
 import java.time.Instant
 

@@ -4,10 +4,10 @@ package dev.trellis.runtime
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
-import dev.trellis.runtime.internal.Engine
-import dev.trellis.runtime.internal.EventLog
-import dev.trellis.runtime.internal.engineEvents
-import dev.trellis.runtime.internal.resultFor
+import dev.trellis.runtime.internal.events.EventLog
+import dev.trellis.runtime.internal.scheduling.Engine
+import dev.trellis.runtime.internal.scheduling.engineEvents
+import dev.trellis.runtime.internal.scheduling.resultFor
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart

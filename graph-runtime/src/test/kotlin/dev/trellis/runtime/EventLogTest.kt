@@ -1,7 +1,7 @@
 package dev.trellis.runtime
 
-import dev.trellis.runtime.internal.EVENT_BUFFER
-import dev.trellis.runtime.internal.EventLog
+import dev.trellis.runtime.internal.events.EVENT_BUFFER
+import dev.trellis.runtime.internal.events.EventLog
 import io.kotest.matchers.ints.shouldBeLessThanOrEqual
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.CompletableDeferred

@@ -7,7 +7,7 @@ import dev.trellis.graph.Retry
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.graph.stateOf
-import dev.trellis.runtime.internal.interceptorTable
+import dev.trellis.runtime.internal.execution.interceptorTable
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.nulls.shouldBeNull
 import io.kotest.matchers.shouldBe

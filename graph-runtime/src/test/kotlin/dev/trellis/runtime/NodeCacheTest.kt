@@ -11,7 +11,7 @@ import dev.trellis.graph.SliceViolationException
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.graph.stateOf
-import dev.trellis.runtime.internal.interceptorTable
+import dev.trellis.runtime.internal.execution.interceptorTable
 import dev.trellis.testing.TestClock
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.nulls.shouldBeNull

@@ -5,7 +5,7 @@ import dev.trellis.graph.InternalTrellisApi
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
-import dev.trellis.runtime.internal.StartCosts
+import dev.trellis.runtime.internal.execution.StartCosts
 import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.asContextElement
@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray
 
 /**
  * Branches whose bodies never suspend (CPU work, blocking calls) still run in parallel on the default dispatcher,
- * whatever the runtime learned about how long their nodes take to start (`Handoff`, `StartCosts`).
+ * whatever the runtime learned about how long their nodes take to start (`DriveRight`, `StartCosts`).
  * Each test proves overlap by a branch waiting, without suspending, for its sibling to start: run one after the
  * other, the first would wait out its deadline and the test would fail (never hang).
  */

@@ -4,8 +4,8 @@ import dev.trellis.graph.InternalTrellisApi
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
-import dev.trellis.runtime.internal.StallMonitor
-import dev.trellis.runtime.internal.StartCosts
+import dev.trellis.runtime.internal.execution.StallMonitor
+import dev.trellis.runtime.internal.execution.StartCosts
 import kotlinx.coroutines.delay
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout

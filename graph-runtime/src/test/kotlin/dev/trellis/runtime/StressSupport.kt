@@ -18,7 +18,7 @@ import kotlin.time.Duration.Companion.seconds
 import kotlin.time.TimeSource
 
 /**
- * Helpers of the stress tests of the runtime's workers and drive right (`internal/Handoff.kt`): real threads
+ * Helpers of the stress tests of the runtime's workers and drive right (`internal/scheduling/DriveRight.kt`): real threads
  * (`Dispatchers.Default`, no `RunOptions.dispatcher`), many repetitions, and a deadline on everything so that a
  * lost wake-up fails the test instead of hanging the build.
  */

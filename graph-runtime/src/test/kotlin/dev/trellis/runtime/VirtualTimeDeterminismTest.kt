@@ -5,8 +5,8 @@ import dev.trellis.graph.InternalTrellisApi
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
-import dev.trellis.runtime.internal.StallMonitor
-import dev.trellis.runtime.internal.StartCosts
+import dev.trellis.runtime.internal.execution.StallMonitor
+import dev.trellis.runtime.internal.execution.StartCosts
 import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.Dispatchers

@@ -211,7 +211,7 @@ internal class NodeSpans(
     }
 
     private companion object {
-        const val INTERRUPT_SIGNAL = "dev.trellis.runtime.internal.InterruptSignal"
+        const val INTERRUPT_SIGNAL = "dev.trellis.runtime.internal.execution.InterruptSignal"
         const val INTERRUPT_PREFIX = "The node asked for input: "
     }
 }

@@ -5,9 +5,9 @@ import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.Topology
 import dev.trellis.runtime.Status
-import dev.trellis.runtime.internal.Checkpointer
-import dev.trellis.runtime.internal.Execution
-import dev.trellis.runtime.internal.Position
+import dev.trellis.runtime.internal.execution.Execution
+import dev.trellis.runtime.internal.persistence.Checkpointer
+import dev.trellis.runtime.internal.scheduling.Position
 import kotlinx.serialization.builtins.ListSerializer
 import java.time.Instant
 
@@ -46,7 +46,7 @@ internal object PositionEncoder {
         interrupts: List<Execution>,
         errors: List<Throwable>,
         createdAt: Instant,
-        saga: dev.trellis.runtime.internal.Saga? = null,
+        saga: dev.trellis.runtime.internal.policies.Saga? = null,
     ): String {
         val topology = graph.topology
         val keys = topology.keys
@@ -223,13 +223,13 @@ internal object PositionEncoder {
     }
 
     /** The compensable executions completed since entry [from], and the compensations' progress. */
-    private fun appendSaga(out: StringBuilder, saga: dev.trellis.runtime.internal.Saga, from: Int) {
+    private fun appendSaga(out: StringBuilder, saga: dev.trellis.runtime.internal.policies.Saga, from: Int) {
         val entries = saga.entries
         if (from < entries.size) {
             out.append(",\"compensable\":[")
             for (i in from until entries.size) {
                 if (i > from) out.append(',')
-                val data = dev.trellis.runtime.internal.encodeCompensable(entries[i])
+                val data = dev.trellis.runtime.internal.policies.encodeCompensable(entries[i])
                 out.append(PersistenceJson.encodeToString(CompensableData.serializer(), data))
             }
             out.append(']')

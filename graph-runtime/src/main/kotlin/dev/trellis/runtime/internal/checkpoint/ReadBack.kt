@@ -2,7 +2,7 @@ package dev.trellis.runtime.internal.checkpoint
 
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
-import dev.trellis.runtime.internal.Execution
+import dev.trellis.runtime.internal.execution.Execution
 import dev.trellis.runtime.internal.rethrowIfFatal
 
 /**

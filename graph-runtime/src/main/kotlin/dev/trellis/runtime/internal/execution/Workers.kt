@@ -1,0 +1,102 @@
+package dev.trellis.runtime.internal.execution
+
+import dev.trellis.runtime.internal.scheduling.DriveRight
+import dev.trellis.runtime.internal.scheduling.Engine
+import dev.trellis.runtime.internal.scheduling.loop
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.isActive
+import kotlinx.coroutines.launch
+
+/*
+ * The workers of an [Engine]: begun executions are queued in the [DriveRight] ([enqueue]) and started by a *worker* —
+ * the run's loop or a runner coroutine ([launchRunner]) polling the queue ([work]). Each start is undispatched
+ * ([startNode]) and timed ([startTimed]) so that nodes known to start quickly are started one after another by one
+ * thread; a finished node's coroutine hands its execution over and may drive the scheduler (`scheduling/Drive.kt`).
+ */
+
+/** A node whose start kept its worker busy for less than this (ns) is started by the worker that polls it. */
+private const val QUICK_START_NANOS = 10_000L
+
+/** Queues a begun execution for a worker; see [DriveRight]. */
+internal fun Engine.enqueue(scope: CoroutineScope, execution: Execution) {
+    val driveRight = driveRight ?: DriveRight().also {
+        driveRight = it
+        it.stalled = {
+            // One runner at a time for a stalled queue, however long the dispatcher takes to start it.
+            if (it.stallRunnerPending.compareAndSet(false, true)) {
+                it.join()
+                childScope!!.launch {
+                    it.stallRunnerPending.set(false)
+                    work(scope, it, loop = false)
+                }
+            }
+        }
+    }
+    if (childScope == null) {
+        val children = CoroutineScope(scope.coroutineContext + childContext)
+        childScope = children
+        plainChildren = plainContext(children)
+    }
+    driveRight.queue.offer(execution)
+}
+
+internal fun Engine.launchRunner(scope: CoroutineScope, driveRight: DriveRight) {
+    childScope!!.launch {
+        work(scope, driveRight, loop = false)
+    }
+}
+
+/**
+ * Starts queued executions in the calling coroutine's thread until the queue is empty, counted as a worker
+ * (the caller counted itself already). The run's [loop] starts only nodes known to be quick: its thread is the
+ * caller's, which a long node must not hold (a UI thread, say); it hands the others to their own coroutine.
+ *
+ * In virtual time every node counts as long, whatever its start cost: which coroutine starts a node, and so the
+ * order of same-instant completions, must not depend on how busy the host is. No worker is then ever counted
+ * while inside a node, so queued work always has a worker polling it or a runner on its way, and the
+ * [StallMonitor] is never needed.
+ */
+internal suspend fun Engine.work(scope: CoroutineScope, driveRight: DriveRight, loop: Boolean) {
+    val costs = if (virtualTime) null else startCosts
+    while (true) {
+        val execution = if (currentCoroutineContext().isActive) driveRight.queue.poll() else null
+        if (execution == null) {
+            if (driveRight.leave()) launchRunner(scope, driveRight)
+            return
+        }
+        driveRight.polls++
+        val long = costs == null || costs.get(execution.index) > QUICK_START_NANOS
+        if (long && loop) {
+            childScope!!.launch { startTimed(scope, driveRight, execution) }
+            continue
+        }
+        if (long) {
+            if (driveRight.leave()) launchRunner(scope, driveRight)
+        } else if (!driveRight.queue.isEmpty()) {
+            StallMonitor.watch(driveRight)
+        }
+        startTimed(scope, driveRight, execution)
+        if (long) driveRight.join()
+    }
+}
+
+/**
+ * [startNode], keeping how long it kept this thread busy in [StartCosts] (a moving average, see below); in virtual time
+ * the start is neither measured nor recorded (the wall clock has no say there, see [work]).
+ */
+private fun Engine.startTimed(scope: CoroutineScope, driveRight: DriveRight, execution: Execution) {
+    if (virtualTime) return startNode(scope, driveRight, execution)
+    val costs = startCosts
+    val index = execution.index
+    val started = System.nanoTime()
+    startNode(scope, driveRight, execution)
+    val cost = System.nanoTime() - started
+    val previous = costs.get(index)
+    val average = if (previous == Long.MAX_VALUE) cost else (previous * 3 + cost) / 4
+    // One slow start of a node that was quick does not make it long: a thread preempted, a GC pause, would send it to
+    // a coroutine of its own, a wake-up of another thread per run, for the many runs the average takes to decay. It is
+    // long from its second slow start in a row; meanwhile the StallMonitor covers a node that really took long.
+    val firstSlow = previous < QUICK_START_NANOS && average > QUICK_START_NANOS
+    costs.lazySet(index, if (firstSlow) QUICK_START_NANOS else average)
+}

@@ -1,0 +1,222 @@
+package dev.trellis.runtime.internal.scheduling
+
+import dev.trellis.graph.InputChannels
+import dev.trellis.runtime.internal.execution.Execution
+import dev.trellis.runtime.internal.execution.GraphRuntime
+import dev.trellis.runtime.internal.persistence.restore
+import dev.trellis.runtime.internal.policies.Meters
+import dev.trellis.runtime.internal.policies.meters
+
+/**
+ * The scheduler's position in a run: execution counts, what runs, what is ready, the tokens waiting on each input
+ * channel (`docs/semantics.md` §4–5), the active bit set, key versions and last writers. Owned by the holder of
+ * the drive right; plain arrays so that it can be checkpointed.
+ */
+internal class Position(private val size: Int, keyCount: Int, private val channels: InputChannels) {
+    /** The executions of each node so far; a new array per run ([reuse]): the run's result keeps it. */
+    var counts = IntArray(size)
+        private set
+    val running = arrayOfNulls<Execution>(size)
+    var runningCount = 0
+        private set
+    var totalExecutions = 0
+        private set
+
+    /** Set when a node failed: edges are no longer decided and nothing new starts. */
+    var failed = false
+
+    /** Set when the run stops starting nodes: failed, interrupted or drained. */
+    var halted = false
+    var version = 0L
+
+    /**
+     * The run's meter totals and time spent (`policies/Meters.kt`); null while nothing was charged and no budget
+     * needs it.
+     */
+    var meters: Meters? = null
+    val lastWriter = arrayOfNulls<String>(keyCount)
+
+    private val active = LongArray((size + 63) ushr 6)
+    private val isReady = BooleanArray(size)
+    private val readyQueue = IntArray(size)
+    private var readyHead = 0
+    var readyCount = 0
+        private set
+
+    /** The tokens waiting on each input channel. */
+    val tokens = IntArray(channels.count)
+
+    /** For each node, how many of its channels hold a token (the node holds a trigger when this is positive). */
+    private val held = IntArray(size)
+
+    /** The nodes holding a trigger, in the order they came to hold one. */
+    private val triggered = IntArray(size)
+    private var triggeredCount = 0
+
+    fun markReady(i: Int) {
+        if (isReady[i]) return
+        isReady[i] = true
+        readyQueue[(readyHead + readyCount) % size] = i
+        readyCount++
+        setActive(i, true)
+    }
+
+    fun pollReady(): Int {
+        val i = readyQueue[readyHead]
+        readyHead = (readyHead + 1) % size
+        readyCount--
+        isReady[i] = false
+        return i
+    }
+
+    /** Counts a new execution of [i] (running from now on) and returns its number. */
+    fun begin(i: Int): Int {
+        totalExecutions++
+        runningCount++
+        setActive(i, true)
+        return ++counts[i]
+    }
+
+    fun finish(i: Int) {
+        running[i] = null
+        runningCount--
+        refresh(i)
+    }
+
+    /** Puts a token on [channel], an input channel of node [i]. */
+    fun trigger(i: Int, channel: Int) {
+        if (tokens[channel]++ == 0 && held[i]++ == 0) {
+            triggered[triggeredCount++] = i
+            setActive(i, true)
+        }
+    }
+
+    /**
+     * Makes ready every node holding a trigger that is idle and whose empty channels are all settled, taking one
+     * token from each of its non-empty channels; nodes are examined in the order they came to hold a trigger. One
+     * pass suffices: a node made ready was active already, so no other node's channels become settled by it.
+     */
+    fun promote() {
+        var kept = 0
+        for (r in 0 until triggeredCount) {
+            val t = triggered[r]
+            if (running[t] == null && !isReady[t] && settled(t)) {
+                take(t)
+                markReady(t)
+                if (held[t] == 0) continue
+            }
+            triggered[kept++] = t
+        }
+        triggeredCount = kept
+    }
+
+    /**
+     * When nothing runs and nothing is ready but nodes hold triggers (they wait for each other around a cycle), makes
+     * the one declared first ready; false when no node holds a trigger.
+     */
+    fun fallback(): Boolean {
+        if (triggeredCount == 0) return false
+        var first = 0
+        for (r in 1 until triggeredCount) if (triggered[r] < triggered[first]) first = r
+        val t = triggered[first]
+        take(t)
+        markReady(t)
+        if (held[t] == 0) {
+            triggered.copyInto(triggered, first, first + 1, triggeredCount)
+            triggeredCount--
+        }
+        return true
+    }
+
+    /** The number of nodes holding a trigger. */
+    val pendingTriggers: Int get() = triggeredCount
+
+    /** Whether every empty input channel of [t] is settled: none of its feeders is active. */
+    private fun settled(t: Int): Boolean {
+        val start = channels.start
+        for (c in start[t] until start[t + 1]) {
+            if (tokens[c] == 0 && intersects(channels.feeders[c])) return false
+        }
+        return true
+    }
+
+    /** Takes one token from every non-empty input channel of [t]. */
+    private fun take(t: Int) {
+        val start = channels.start
+        for (c in start[t] until start[t + 1]) {
+            if (tokens[c] > 0 && --tokens[c] == 0) held[t]--
+        }
+    }
+
+    private fun intersects(bits: LongArray): Boolean {
+        for (w in bits.indices) if (bits[w] and active[w] != 0L) return true
+        return false
+    }
+
+    private fun refresh(i: Int) = setActive(i, running[i] != null || isReady[i] || held[i] > 0)
+
+    private fun setActive(i: Int, on: Boolean) {
+        val w = i ushr 6
+        val bit = 1L shl (i and 63)
+        active[w] = if (on) active[w] or bit else active[w] and bit.inv()
+    }
+
+    /**
+     * Makes this position, whose run ended, the position of a new run of the same graph, as if it were new: a run's
+     * position is some arrays per node and channel, most of which its result does not keep ([GraphRuntime]).
+     */
+    fun reuse() {
+        counts = IntArray(size)
+        running.fill(null)
+        runningCount = 0
+        totalExecutions = 0
+        failed = false
+        halted = false
+        version = 0L
+        meters = null
+        lastWriter.fill(null)
+        active.fill(0L)
+        isReady.fill(false)
+        readyHead = 0
+        readyCount = 0
+        tokens.fill(0)
+        held.fill(0)
+        triggeredCount = 0
+    }
+
+    /** Drops a node polled from the ready queue that will not start after all. */
+    fun drop(i: Int) = refresh(i)
+
+    /** The ready nodes in queue order. */
+    fun readyNodes(): IntArray = IntArray(readyCount) { readyAt(it) }
+
+    /** The [i]th ready node, in the order they became ready ([readyNodes] without the copy). */
+    fun readyAt(i: Int): Int = readyQueue[(readyHead + i) % size]
+
+    /** How many nodes hold a trigger. */
+    val triggeredSize: Int get() = triggeredCount
+
+    /** The nodes holding a trigger, in the order they came to hold one. */
+    fun triggeredNodes(): IntArray = triggered.copyOf(triggeredCount)
+
+    /**
+     * Puts back a position read from a checkpoint; [tokens] lists (node, channel, count) with the nodes in the order
+     * they came to hold a trigger.
+     */
+    fun restore(
+        counts: IntArray,
+        totalExecutions: Int,
+        version: Long,
+        tokens: List<Triple<Int, Int, Int>>,
+        ready: List<Int>,
+    ) {
+        counts.copyInto(this.counts)
+        this.totalExecutions = totalExecutions
+        this.version = version
+        for ((node, channel, count) in tokens) {
+            if (count <= 0) continue
+            repeat(count) { trigger(node, channel) }
+        }
+        ready.forEach { markReady(it) }
+    }
+}
