@@ -4,12 +4,12 @@ package dev.trellis.runtime
 
 import dev.trellis.graph.Graph
 import dev.trellis.runtime.internal.CallNames
-import dev.trellis.runtime.internal.COMPENSATING
-import dev.trellis.runtime.internal.Engine
-import dev.trellis.runtime.internal.EventLog
 import dev.trellis.runtime.internal.checkpoint.loadRecord
-import dev.trellis.runtime.internal.engineEvents
-import dev.trellis.runtime.internal.resultFor
+import dev.trellis.runtime.internal.events.EventLog
+import dev.trellis.runtime.internal.policies.COMPENSATING
+import dev.trellis.runtime.internal.scheduling.Engine
+import dev.trellis.runtime.internal.scheduling.engineEvents
+import dev.trellis.runtime.internal.scheduling.resultFor
 import kotlinx.coroutines.flow.Flow
 
 /**

@@ -11,6 +11,7 @@ import dev.trellis.runtime.internal.policies.meters
 import dev.trellis.runtime.internal.policies.spentNanos
 import dev.trellis.runtime.internal.rethrowIfFatal
 import dev.trellis.runtime.internal.scheduling.Engine
+import dev.trellis.runtime.internal.scheduling.cancelRunning
 import dev.trellis.runtime.internal.scheduling.fail
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive

@@ -232,14 +232,12 @@ internal class Engine(
     var drainRequested = false
     var drained = false
 
-    /**
-     * Set when the driver ends an execution that was cancelled with the run: from then on the run saves no checkpoint
-     * (its stored position is the one from before the cancellation, `docs/semantics.md` §6) and starts nothing.
-     */
+    /** Set once an execution ended cancelled with the run: it saves and starts nothing more (semantics §6). */
     var cancelSeen = false
 
     /** Set when a checkpoint could not be saved because the store stayed unreachable: the run stops resumable. */
     var storeFault: dev.trellis.checkpoint.CheckpointStoreUnavailableException? = null
+
     val checkpointer: Checkpointer? = options.checkpointing
         ?.takeIf { it.mode != Checkpointing.Mode.OFF }
         ?.let {

@@ -5,6 +5,7 @@ import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.RunTimeoutException
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.internal.persistence.checkpointFinal
+import dev.trellis.runtime.internal.persistence.checkpointResumed
 import dev.trellis.runtime.internal.persistence.checkpointStart
 import dev.trellis.runtime.internal.policies.Meters
 import dev.trellis.runtime.internal.policies.checkBudgetAtStart

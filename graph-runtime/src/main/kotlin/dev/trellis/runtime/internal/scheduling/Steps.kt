@@ -10,6 +10,7 @@ import dev.trellis.runtime.internal.events.completedAt
 import dev.trellis.runtime.internal.events.startedAt
 import dev.trellis.runtime.internal.execution.Execution
 import dev.trellis.runtime.internal.persistence.checkpointStep
+import dev.trellis.runtime.internal.persistence.stopResumable
 import dev.trellis.runtime.internal.policies.addCompensable
 import dev.trellis.runtime.internal.policies.chargeRun
 import dev.trellis.runtime.internal.policies.routeFailure
