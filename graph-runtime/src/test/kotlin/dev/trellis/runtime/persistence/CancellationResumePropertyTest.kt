@@ -2,8 +2,8 @@ package dev.trellis.runtime.persistence
 
 import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.CheckpointStore
-import dev.trellis.checkpoint.Lease
 import dev.trellis.checkpoint.InMemoryCheckpointStore
+import dev.trellis.checkpoint.Lease
 import dev.trellis.graph.Graph
 import dev.trellis.graph.NodeRef
 import dev.trellis.graph.Reducer

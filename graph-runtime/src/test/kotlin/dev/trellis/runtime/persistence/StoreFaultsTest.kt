@@ -114,7 +114,7 @@ class StoreFaultsTest {
         val g = fanOut(compensates = true)
         val expected = g.invoke(options = RunOptions(checkpointing = Checkpointing(InMemoryCheckpointStore())))
         val appends = g.events(options = RunOptions(checkpointing = Checkpointing(InMemoryCheckpointStore())))
-                .toList().count { it is RunEvent.CheckpointSaved }
+            .toList().count { it is RunEvent.CheckpointSaved }
         for (k in 1..appends) {
             withClue("append $k of $appends fails") {
                 ran.clear()
@@ -145,6 +145,58 @@ class StoreFaultsTest {
                 result.state[S.sum] shouldBe expected.state[S.sum]
                 // No node whose completion was saved ran again.
                 for (label in saved) ran.none { it.startsWith("$label#") } shouldBe true
+            }
+        }
+    }
+
+    object C : StateSchema("store-faults-child") {
+        val log = key("log", default = emptyList<String>(), reducer = Reducer.append())
+    }
+
+    /** first → sub (a child run: x → y) → last. */
+    private fun nested(): Graph {
+        val child = graph("store-faults-child", C) {
+            val x = node("x") {
+                delay(5)
+                set(C.log, listOf("x"))
+            }
+            val y = node("y") {
+                delay(5)
+                set(C.log, listOf("y"))
+            }
+            start(x)
+            x then y
+        }
+        return graph("store-faults-nested", S) {
+            val first = node("first") { set(S.log, listOf("first")) }
+            val sub = subgraph("sub", child) { output { c -> set(S.log, c[C.log]) } }
+            val last = node("last") { set(S.log, listOf("last")) }
+            start(first)
+            first then sub
+            sub then last
+        }
+    }
+
+    @Test
+    fun `an unreachable store under a child run stops the parent run resumable too`() = runTest {
+        val g = nested()
+        val counting = Unreachable(InMemoryCheckpointStore(), Int.MAX_VALUE)
+        val expected = g.invoke(options = RunOptions(checkpointing = Checkpointing(counting)))
+        for (k in 1..counting.appends) {
+            withClue("append $k of ${counting.appends} fails") {
+                val memory = InMemoryCheckpointStore()
+                val store = Unreachable(memory, k)
+                val options = RunOptions(runId = "nested-$k", checkpointing = Checkpointing(store))
+                shouldThrow<ResumableRunException> { g.invoke(options = options) }
+                memory.latest("nested-$k")?.status shouldNotBe "FAILED"
+                store.failAt = Int.MAX_VALUE
+                val result = if (memory.latest("nested-$k") == null) {
+                    g.invoke(options = options)
+                } else {
+                    g.resume("nested-$k", RunOptions(checkpointing = Checkpointing(store)))
+                }
+                result.status shouldBe Status.COMPLETED
+                result.state[S.log].sorted() shouldBe expected.state[S.log].sorted()
             }
         }
     }
