@@ -18,6 +18,7 @@ import dev.trellis.fleet.internal.outcomeOf
 import dev.trellis.graph.Graph
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.GraphRunException
+import dev.trellis.runtime.ResumableRunException
 import dev.trellis.runtime.RunControl
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.StateMigration
@@ -317,6 +318,9 @@ public class FleetWorker @JvmOverloads constructor(
             }
         } catch (e: GraphRunException) {
             outcomeOf(retryMillis, e.result)
+        } catch (e: ResumableRunException) {
+            // The store stayed unreachable: the run stopped resumable (no FAILED checkpoint); back to the queue.
+            Outcome(FleetStatus.RUNNING, retryInMillis = retryMillis, error = e.message)
         } catch (e: RunOwnedException) {
             // The previous owner's store lease has not expired yet: try again once it may have.
             Outcome(FleetStatus.RUNNING, retryInMillis = retryMillis, error = e.message)

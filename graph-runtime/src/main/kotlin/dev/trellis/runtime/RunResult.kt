@@ -1,5 +1,6 @@
 package dev.trellis.runtime
 
+import dev.trellis.checkpoint.CheckpointStoreUnavailableException
 import dev.trellis.graph.State
 import java.time.Duration
 
@@ -41,6 +42,12 @@ public class RunResult internal constructor(
      * order), each with its outcome; empty when the run did not fail or nothing had a compensation.
      */
     public val compensations: List<CompensationResult> = emptyList(),
+    /**
+     * Why an `INTERRUPTED` run stopped when it was not asked to: its checkpoint store stayed unreachable
+     * ([ResumableRunException], `docs/persistence.md` "Faults"); the run can be resumed once the store answers. Null
+     * for every other run.
+     */
+    public val stoppedBy: CheckpointStoreUnavailableException? = null,
 ) {
     /** The result of the last child run at [path] (`research`, `research[3]`, or deeper: `research/web[0]`). */
     public fun child(path: String): RunResult {

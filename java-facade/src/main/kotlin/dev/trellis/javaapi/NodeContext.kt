@@ -76,6 +76,11 @@ public class NodeContext internal constructor(
         emitter().emit(payload, deferred = Thread.currentThread() === actionThread)
     }
 
+    /** Streams [payload] as a deferred event of this attempt (it never blocks; [finish] waits for it). */
+    internal fun emitDeferred(payload: Any) {
+        emitter().emit(payload, deferred = true)
+    }
+
     private fun emitter(): Emitter = emitter ?: synchronized(this) {
         emitter ?: Emitter(coroutineContext) { scope.emit(it) }.also { emitter = it }
     }

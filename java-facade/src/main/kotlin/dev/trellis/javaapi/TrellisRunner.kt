@@ -17,6 +17,8 @@ import dev.trellis.runtime.invoke
 import dev.trellis.runtime.loadSnapshot
 import dev.trellis.runtime.resume
 import dev.trellis.runtime.resumeEvents
+import dev.trellis.runtime.retry
+import dev.trellis.runtime.retryEvents
 import dev.trellis.runtime.start
 import dev.trellis.runtime.stateAt
 import dev.trellis.runtime.takeSnapshot
@@ -222,6 +224,33 @@ public class TrellisRunner internal constructor(
     public fun resumeEvents(runId: String, answers: Map<String, String>): Flow.Publisher<RunEvent> {
         requireStore("resumeEvents")
         val events = graph.resumeEvents(runId, options, answers.toMap())
+        return flowPublish(context) { events.collect { send(it) } }
+    }
+
+    /**
+     * Retries run [runId], which ended `FAILED`, from its last checkpoint before the failure: the failed node(s) run
+     * again, every node whose completion was checkpointed keeps it, and the retry's first checkpoint (labelled
+     * `RETRY`) records the attempt in the run's history (`docs/persistence.md`, "Retrying a failed run"). The future
+     * fails with `IllegalStateException` when the run did not fail (resume it) or compensated, with
+     * `CheckpointFormatException` when the graph changed without a migration, and with `GraphRunException` when the
+     * retry fails in turn.
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun retryAsync(runId: String): CompletableFuture<RunResult> {
+        requireStore("retryAsync")
+        return scope.future { graph.retry(runId, options) }
+    }
+
+    /**
+     * The events of the retry of run [runId] (see [retryAsync]) as a JDK [Flow.Publisher], with the same rules as
+     * [resumeEvents].
+     *
+     * @throws IllegalStateException when the settings have no checkpointing.
+     */
+    public fun retryEvents(runId: String): Flow.Publisher<RunEvent> {
+        requireStore("retryEvents")
+        val events = graph.retryEvents(runId, options)
         return flowPublish(context) { events.collect { send(it) } }
     }
 

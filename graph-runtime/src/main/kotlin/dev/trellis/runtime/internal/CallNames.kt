@@ -23,6 +23,9 @@ internal class CallNames private constructor(private val java: Boolean) {
     fun fork(runId: String): String =
         if (java) "runner.forkAsync(\"$runId\", sequence)" else "graph.fork(\"$runId\", sequence, options)"
 
+    fun retry(runId: String): String =
+        if (java) "runner.retryAsync(\"$runId\")" else "graph.retry(\"$runId\", options)"
+
     fun delete(runId: String): String = if (java) "runner.deleteAsync(\"$runId\")" else "store.delete(\"$runId\")"
 
     /** Where a run id is set. */

@@ -4,6 +4,7 @@ import dev.trellis.graph.NodeBody
 import dev.trellis.graph.NodeScope
 import dev.trellis.graph.State
 import dev.trellis.javaapi.AsyncNodeAction
+import dev.trellis.javaapi.BlockedThreadWarning
 import dev.trellis.javaapi.MapTask
 import dev.trellis.javaapi.NodeAction
 import dev.trellis.javaapi.NodeContext
@@ -41,10 +42,14 @@ internal fun outputBody(block: BiConsumer<NodeContext, State>): suspend NodeScop
     runInline(this) { block.accept(it, child) }
 }
 
-/** Runs [action] with a [NodeContext] of [scope] on this thread, then ends the attempt ([NodeContext.finish]). */
+/**
+ * Runs [action] with a [NodeContext] of [scope] on this thread, then ends the attempt ([NodeContext.finish]). An action
+ * that kept the thread past [BlockedThreadWarning.threshold] is reported: a log line and a custom event.
+ */
 private suspend inline fun runInline(scope: NodeScope, action: (NodeContext) -> Unit) {
     val context = NodeContext(scope, currentCoroutineContext())
     context.actionThread = Thread.currentThread()
+    val started = System.nanoTime()
     val failure = try {
         action(context)
         null
@@ -53,6 +58,10 @@ private suspend inline fun runInline(scope: NodeScope, action: (NodeContext) -> 
         e
     } finally {
         context.actionThread = null
+    }
+    val took = System.nanoTime() - started
+    if (BlockedThreadWarning.over(took)) {
+        context.emitDeferred(BlockedThreadWarning.report(scope.nodeId, scope.executionCount, took))
     }
     context.finish(failure)
 }

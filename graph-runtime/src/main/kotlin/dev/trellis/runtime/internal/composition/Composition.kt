@@ -127,6 +127,8 @@ internal fun Engine.childEnded(execution: Execution, child: Engine, path: String
         if (nesting.alone) nesting.plan.spare = child.position else nesting.plan.runtime.givePosition(child.position)
     }
     childResultsMap()[path] = result
+    // A child run stopped because the store stayed unreachable: so does this run (`RunCheckpoints.kt`).
+    result.stoppedBy?.let { throw it }
     when (result.status) {
         Status.COMPLETED -> return result
         Status.INTERRUPTED -> {

@@ -81,6 +81,7 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
         children: Map<String, RunResult> = emptyMap(),
         meters: Map<String, Double> = emptyMap(),
         compensations: List<dev.trellis.runtime.CompensationResult> = emptyList(),
+        stoppedBy: dev.trellis.checkpoint.CheckpointStoreUnavailableException? = null,
     ): RunResult {
         // Read when asked for ([RunDetails]): nothing changes a run's recorder, nor its counts, once the run ended.
         this.counts = counts
@@ -105,6 +106,7 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
             if (children.isEmpty()) emptyMap() else java.util.Collections.unmodifiableMap(children),
             meters,
             compensations,
+            stoppedBy,
         )
     }
 

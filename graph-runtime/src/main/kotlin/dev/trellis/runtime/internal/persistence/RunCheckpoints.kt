@@ -1,6 +1,8 @@
 package dev.trellis.runtime.internal.persistence
 
+import dev.trellis.checkpoint.CheckpointConflictException
 import dev.trellis.checkpoint.CheckpointStoreException
+import dev.trellis.checkpoint.CheckpointStoreUnavailableException
 import dev.trellis.graph.State
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.Status
@@ -9,8 +11,10 @@ import dev.trellis.runtime.internal.policies.meters
 import dev.trellis.runtime.internal.policies.spentNanos
 import dev.trellis.runtime.internal.rethrowIfFatal
 import dev.trellis.runtime.internal.scheduling.Engine
+import dev.trellis.runtime.internal.scheduling.cancelRunning
 import dev.trellis.runtime.internal.scheduling.fail
 import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.ensureActive
 
 /*
  * The checkpoints an [Engine] saves through its [Checkpointer] (`docs/persistence.md`): one per step when every step
@@ -22,9 +26,15 @@ internal suspend fun Engine.checkpointFinal(status: Status) {
     val asked = recorder.interrupts.any { it.nestedInterrupts?.isEmpty() != true }
     val label = if (status == Status.INTERRUPTED && !asked) "DRAINED" else status.name
     try {
+        // A run cancelled meanwhile saves nothing more (`docs/semantics.md` §6).
+        currentCoroutineContext().ensureActive()
         checkpoint(label, full = true)
     } catch (e: Throwable) {
         e.rethrowIfFatal(currentCoroutineContext())
+        if (e is CheckpointStoreUnavailableException) {
+            stopResumable(e)
+            return
+        }
         recorder.errors += e
         if (e !is CheckpointStoreException) saveFailure()
     }
@@ -67,11 +77,27 @@ internal fun Engine.checkpointSaved(writer: Checkpointer) {
 @Suppress("NOTHING_TO_INLINE")
 internal suspend inline fun Engine.checkpointStep() {
     try {
+        // A run cancelled meanwhile saves nothing more (`docs/semantics.md` §6), even when a store writes without
+        // suspending (then no suspension would notice the cancellation).
+        currentCoroutineContext().ensureActive()
         checkpoint("RUNNING")
     } catch (e: Throwable) {
         e.rethrowIfFatal(currentCoroutineContext())
-        fail(e)
+        if (e is CheckpointStoreUnavailableException) stopResumable(e) else fail(e)
     }
+}
+
+/**
+ * The store stayed unreachable past its own bound ([CheckpointStoreUnavailableException]): an infrastructure fault,
+ * not the graph's. The run stops **resumable** — it starts nothing more, cancels what runs (it would run again on
+ * resume anyway), saves nothing more (no `FAILED` checkpoint), compensates nothing, and ends `INTERRUPTED` with
+ * [dev.trellis.runtime.RunResult.stoppedBy] set (`docs/persistence.md`, "Faults").
+ */
+internal fun Engine.stopResumable(e: CheckpointStoreUnavailableException) {
+    if (storeFault == null) storeFault = e
+    cancelSeen = true
+    position.halted = true
+    cancelRunning()
 }
 
 /**
@@ -80,4 +106,35 @@ internal suspend inline fun Engine.checkpointStep() {
  */
 internal suspend fun Engine.checkpointStart() {
     checkpointStep()
+}
+
+/** The label of the first checkpoint of a retried run (`retry`), which records the retry in the run's history. */
+internal const val RETRY = "RETRY"
+
+/**
+ * The first checkpoint of a resumed or retried run, full, saved before any node runs — so that a run whose rows in the
+ * store disagree with its checkpoints (a corrupted latest sequence, a gap) fails before any node body runs, with a
+ * message naming the run, the store and the fix, instead of at the first completion. A retried run's is labelled
+ * [RETRY].
+ */
+internal suspend fun Engine.checkpointResumed() {
+    try {
+        currentCoroutineContext().ensureActive()
+        checkpoint(if (retrying) RETRY else "RUNNING", full = true)
+    } catch (e: Throwable) {
+        e.rethrowIfFatal(currentCoroutineContext())
+        when (e) {
+            is CheckpointStoreUnavailableException -> stopResumable(e)
+            is CheckpointConflictException -> fail(
+                IllegalStateException(
+                    "Run '$runId' cannot be continued: its rows in ${checkpointer!!.config.store} disagree with its " +
+                        "checkpoints (${e.message}). Nothing was run. Repair the run's row in the store (its latest " +
+                        "sequence must be ${checkpointer.lastSequence}, the sequence of its latest checkpoint), or " +
+                        "fork the run from one of its checkpoints to run it again under a new id.",
+                    e,
+                ),
+            )
+            else -> fail(e)
+        }
+    }
 }

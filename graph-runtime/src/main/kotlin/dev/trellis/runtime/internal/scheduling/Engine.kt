@@ -87,6 +87,8 @@ internal class Engine(
     val fresh: Boolean = restored == null,
     /** Where this run sits when it is the child run of a subgraph node or map task, or null for a run of its own. */
     val nesting: Nesting? = null,
+    /** Whether this run retries a failed run (`retry`): its first checkpoint, saved before any node, says so. */
+    val retrying: Boolean = false,
 ) {
     val runId: String = options.runId ?: RunIds.next()
     val topology: Topology = graph.topology
@@ -229,6 +231,13 @@ internal class Engine(
     @Volatile
     var drainRequested = false
     var drained = false
+
+    /** Set once an execution ended cancelled with the run: it saves and starts nothing more (semantics §6). */
+    var cancelSeen = false
+
+    /** Set when a checkpoint could not be saved because the store stayed unreachable: the run stops resumable. */
+    var storeFault: dev.trellis.checkpoint.CheckpointStoreUnavailableException? = null
+
     val checkpointer: Checkpointer? = options.checkpointing
         ?.takeIf { it.mode != Checkpointing.Mode.OFF }
         ?.let {
@@ -380,6 +389,7 @@ internal class Engine(
         childResults ?: emptyMap(),
         position.meters?.asDoubles() ?: emptyMap(),
         saga?.results?.toList() ?: emptyList(),
+        storeFault,
     )
 }
 

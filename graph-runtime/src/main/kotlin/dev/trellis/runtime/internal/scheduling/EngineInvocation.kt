@@ -1,6 +1,7 @@
 package dev.trellis.runtime.internal.scheduling
 
 import dev.trellis.runtime.GraphRunException
+import dev.trellis.runtime.ResumableRunException
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
@@ -21,6 +22,7 @@ internal suspend fun Engine.resultFor(options: RunOptions): RunResult {
     val dispatcher = options.dispatcher
     val result = if (dispatcher == null) execute() else withContext(dispatcher) { execute() }
     if (result.status == Status.FAILED) throw GraphRunException(result)
+    result.stoppedBy?.let { throw ResumableRunException(result, it) }
     return result
 }
 

@@ -5,6 +5,7 @@ import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.RunTimeoutException
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.internal.persistence.checkpointFinal
+import dev.trellis.runtime.internal.persistence.checkpointResumed
 import dev.trellis.runtime.internal.persistence.checkpointStart
 import dev.trellis.runtime.internal.policies.Meters
 import dev.trellis.runtime.internal.policies.checkBudgetAtStart
@@ -30,7 +31,10 @@ internal suspend inline fun Engine.runToEnd(noinline onCancelled: (RunResult) ->
     checkBudgetAtStart()
     // A resumed run with composite nodes starts a new delta chain here, so that a child's checkpoint never
     // extends the chain another process wrote (docs/persistence.md, nested checkpoints).
-    if (checkpointer?.everyStep == true && !compensating &&
+    if (checkpointer != null && !compensating && nesting == null && !fresh && (retrying || checkpointer.everyStep)) {
+        // Before any node runs: checks that the store takes the run's next checkpoint (`RunCheckpoints.kt`).
+        checkpointResumed()
+    } else if (checkpointer?.everyStep == true && !compensating &&
         (fresh || (graph.hasComposites && nesting == null))
     ) {
         checkpointStart()
@@ -51,6 +55,7 @@ internal suspend inline fun Engine.runToEnd(noinline onCancelled: (RunResult) ->
             drainCancelled()
         }
         status = when {
+            storeFault != null -> Status.INTERRUPTED
             errors.isNotEmpty() -> Status.FAILED
             recorder.interrupts.isNotEmpty() -> Status.INTERRUPTED
             drained && position.readyCount + position.pendingTriggers > 0 -> Status.INTERRUPTED
@@ -58,7 +63,7 @@ internal suspend inline fun Engine.runToEnd(noinline onCancelled: (RunResult) ->
         }
         if (status == Status.FAILED && nesting == null && saga != null) compensate()
         // Inside the try: a run cancelled while its last checkpoint is saved ends CANCELLED like any other.
-        if (checkpointer != null && !checkpointer.fencedOut) checkpointFinal(status)
+        if (checkpointer != null && !checkpointer.fencedOut && storeFault == null) checkpointFinal(status)
     } catch (e: CancellationException) {
         withContext(NonCancellable) {
             outbox.draining = true
@@ -76,7 +81,13 @@ internal suspend inline fun Engine.runToEnd(noinline onCancelled: (RunResult) ->
         throw e
     }
     releaseLease()
-    val result = result(if (errors.isEmpty()) status else Status.FAILED)
+    val result = result(
+        when {
+            storeFault != null -> Status.INTERRUPTED
+            errors.isEmpty() -> status
+            else -> Status.FAILED
+        },
+    )
     if (nesting != null) {
         outbox.flush()
         return result

@@ -1,5 +1,6 @@
 package dev.trellis.runtime.internal.scheduling
 
+import dev.trellis.checkpoint.CheckpointStoreUnavailableException
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.RunEvent
@@ -10,6 +11,7 @@ import dev.trellis.runtime.internal.events.eventHead
 import dev.trellis.runtime.internal.events.startedAt
 import dev.trellis.runtime.internal.execution.Execution
 import dev.trellis.runtime.internal.persistence.checkpointStep
+import dev.trellis.runtime.internal.persistence.stopResumable
 import dev.trellis.runtime.internal.policies.addCompensable
 import dev.trellis.runtime.internal.policies.chargeRun
 import dev.trellis.runtime.internal.policies.routeFailure
@@ -52,7 +54,7 @@ internal fun Engine.complete(execution: Execution) {
         Status.COMPLETED -> completed(execution)
         Status.FAILED -> failed(execution)
         Status.INTERRUPTED -> interrupted(execution)
-        else -> outbox.post { seq -> RunEvent.NodeCancelled(execution.eventHead(seq, now())) }
+        else -> cancelled(execution)
     }
     if (crossing != null && !position.failed) fail(crossing)
     if (checkpointer != null) recorder.nodeStatus[index] = execution.status
@@ -65,10 +67,27 @@ internal fun Engine.complete(execution: Execution) {
     if (!position.halted) position.promote()
 }
 
-/** [complete], then a checkpoint when every step is saved. */
+/**
+ * [complete], then a checkpoint when every step is saved — unless the run is being cancelled: a cancelled run saves
+ * nothing after its cancellation point (`docs/semantics.md` §6), so that its executions in flight run again on resume.
+ */
 internal suspend fun Engine.completeStep(execution: Execution) {
     complete(execution)
-    if (checkpointer?.everyStep == true && !position.failed) checkpointStep()
+    if (checkpointer?.everyStep == true && !position.failed && !cancelSeen) checkpointStep()
+}
+
+/**
+ * An execution ended cancelled. Outside a failed run (whose fail-fast cancellation is its own), only the run's
+ * cancellation ends one so, possibly seen here before the driver's own coroutine sees it: the run starts nothing and
+ * saves nothing more. A checkpoint saved now would record the execution as ended and its triggers as spent, and a
+ * resume would skip it for good.
+ */
+private fun Engine.cancelled(execution: Execution) {
+    if (!position.failed) {
+        cancelSeen = true
+        position.halted = true
+    }
+    outbox.post { seq -> RunEvent.NodeCancelled(execution.eventHead(seq, now())) }
 }
 
 /** A node asked for input: the run stops starting nodes and ends INTERRUPTED once running ones finish. */
@@ -133,6 +152,14 @@ private fun Engine.sendCompleted(execution: Execution): Instant? {
 
 private fun Engine.failed(execution: Execution) {
     val error = execution.error!!
+    if (error is CheckpointStoreUnavailableException) {
+        // The store stayed unreachable under a child run or a map task: the run stops resumable, and the node will
+        // run again on resume (`RunCheckpoints.kt`); not a failure of the node.
+        execution.status = Status.CANCELLED
+        stopResumable(error)
+        cancelled(execution)
+        return
+    }
     if (routeFailure(execution, error)) return
     postFailed(execution, error, routedTo = null)
     fail(error)
@@ -164,7 +191,7 @@ internal fun Engine.fail(error: Throwable) {
  * Cancels the executions still running. One whose body already finished is left alone: its completion is on its
  * way, and its coroutine may be the one driving the scheduler right now.
  */
-private fun Engine.cancelRunning() {
+internal fun Engine.cancelRunning() {
     for (execution in position.running) {
         if (execution != null && execution.status == Status.EXECUTING) execution.cancel()
     }
