@@ -3,11 +3,13 @@ package dev.trellis.javaapi
 import dev.trellis.checkpoint.RunInfo
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.javaapi.internal.resultOf
 import dev.trellis.runtime.CheckpointInfo
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.GraphRunException
 import dev.trellis.runtime.JavaCaller
 import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.RunSnapshot
 import dev.trellis.runtime.checkpoints
@@ -24,6 +26,7 @@ import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.flow.Flow as EventFlow
 import kotlinx.coroutines.future.future
 import kotlinx.coroutines.jdk9.flowPublish
 import kotlinx.coroutines.reactive.publish
@@ -36,6 +39,8 @@ import java.util.concurrent.Flow
 import java.util.concurrent.TimeoutException
 import java.util.function.Consumer
 import java.util.function.UnaryOperator
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
 import kotlin.time.toKotlinDuration
 
 /**
@@ -61,6 +66,9 @@ import kotlin.time.toKotlinDuration
  * [forkAsync], [checkpointsAsync], [stateAtAsync] and [takeSnapshotAsync] read them from its store; they
  * follow the same cancellation and failure rules as [invokeAsync]. [runsAsync], [pruneAsync] and [deleteAsync]
  * list and remove runs. See `docs/java.md`.
+ *
+ * Tracing: with [RunSettings.Builder.instrumentation] (e.g. a `TrellisTelemetry`), every run this runner starts,
+ * resumes or streams is traced, as a child of the span current on the calling thread.
  */
 public class TrellisRunner internal constructor(
     /** The graph this runner runs. */
@@ -76,6 +84,23 @@ public class TrellisRunner internal constructor(
     // Failures reach the caller through futures and handles; nothing is left for a global handler to print.
     private val scope = CoroutineScope(SupervisorJob() + context + CoroutineExceptionHandler { _, _ -> })
 
+    private val instrumentation = settings.instrumentationOrNull
+
+    /** What a run started now on this thread carries: the instrumentation's caller context (a trace context). */
+    private fun caller(): CoroutineContext = instrumentation?.callerContext() ?: EmptyCoroutineContext
+
+    /** The events of a run started by [run], through the settings' instrumentation if any. */
+    private fun instrumented(resumes: String?, run: (RunOptions) -> EventFlow<RunEvent>): EventFlow<RunEvent> =
+        instrumentation?.instrument(graph, options, resumes, run) ?: run(options)
+
+    /** A run from [input] to its result, instrumented when the settings say so. */
+    private suspend fun runToEnd(input: State): RunResult =
+        if (instrumentation == null) {
+            graph.invoke(input, options)
+        } else {
+            resultOf(instrumented(null) { graph.events(input, it) })
+        }
+
     /** This runner's graph with other [settings]. */
     public fun withSettings(settings: RunSettings): TrellisRunner = TrellisRunner(graph, settings)
 
@@ -87,7 +112,8 @@ public class TrellisRunner internal constructor(
      * `CompletionException`, `get()` in an `ExecutionException`, as `CompletableFuture` does): `Failures.cause(e)`
      * is the node's exception, `Failures.result(e)` the run's result, whichever layer `e` is.
      */
-    public fun invokeAsync(input: State): CompletableFuture<RunResult> = scope.future { graph.invoke(input, options) }
+    public fun invokeAsync(input: State): CompletableFuture<RunResult> =
+        if (instrumentation == null) scope.future { graph.invoke(input, options) } else scope.future(caller()) { runToEnd(input) }
 
     /** As [invokeAsync], with input values by key name. @throws IllegalArgumentException naming a bad key. */
     public fun invokeAsync(input: Map<String, Any?>): CompletableFuture<RunResult> = invokeAsync(stateOf(input))
@@ -133,8 +159,8 @@ public class TrellisRunner internal constructor(
      * subscription cancels the run. Passes the Reactive Streams TCK.
      */
     public fun events(input: State): Flow.Publisher<RunEvent> {
-        val events = graph.events(input, options)
-        return flowPublish(context) { events.collect { send(it) } }
+        val events = instrumented(null) { graph.events(input, it) }
+        return flowPublish(context + caller()) { events.collect { send(it) } }
     }
 
     /** As [events], with input values by key name. */
@@ -142,8 +168,8 @@ public class TrellisRunner internal constructor(
 
     /** As [events], as a Reactive Streams [Publisher] (for Reactor, RxJava, Mutiny, ...). */
     public fun reactiveEvents(input: State): Publisher<RunEvent> {
-        val events = graph.events(input, options)
-        return publish(context) { events.collect { send(it) } }
+        val events = instrumented(null) { graph.events(input, it) }
+        return publish(context + caller()) { events.collect { send(it) } }
     }
 
     /** As [reactiveEvents], with input values by key name. */
@@ -179,7 +205,8 @@ public class TrellisRunner internal constructor(
      */
     public fun resumeAsync(runId: String, answer: String): CompletableFuture<RunResult> {
         requireStore("resumeAsync")
-        return scope.future { graph.resume(runId, options, answer) }
+        if (instrumentation == null) return scope.future { graph.resume(runId, options, answer) }
+        return scope.future(caller()) { resultOf(instrumented(runId) { graph.resumeEvents(runId, it, answer) }) }
     }
 
     /**
@@ -191,7 +218,8 @@ public class TrellisRunner internal constructor(
     public fun resumeAsync(runId: String, answers: Map<String, String>): CompletableFuture<RunResult> {
         requireStore("resumeAsync")
         val copy = answers.toMap()
-        return scope.future { graph.resume(runId, options, copy) }
+        if (instrumentation == null) return scope.future { graph.resume(runId, options, copy) }
+        return scope.future(caller()) { resultOf(instrumented(runId) { graph.resumeEvents(runId, it, copy) }) }
     }
 
     /**
@@ -210,8 +238,8 @@ public class TrellisRunner internal constructor(
      */
     public fun resumeEvents(runId: String, answer: String): Flow.Publisher<RunEvent> {
         requireStore("resumeEvents")
-        val events = graph.resumeEvents(runId, options, answer)
-        return flowPublish(context) { events.collect { send(it) } }
+        val events = instrumented(runId) { graph.resumeEvents(runId, it, answer) }
+        return flowPublish(context + caller()) { events.collect { send(it) } }
     }
 
     /**
@@ -221,8 +249,9 @@ public class TrellisRunner internal constructor(
      */
     public fun resumeEvents(runId: String, answers: Map<String, String>): Flow.Publisher<RunEvent> {
         requireStore("resumeEvents")
-        val events = graph.resumeEvents(runId, options, answers.toMap())
-        return flowPublish(context) { events.collect { send(it) } }
+        val copy = answers.toMap()
+        val events = instrumented(runId) { graph.resumeEvents(runId, it, copy) }
+        return flowPublish(context + caller()) { events.collect { send(it) } }
     }
 
     /**
@@ -343,11 +372,11 @@ public class TrellisRunner internal constructor(
     private fun invokeHere(input: State, timeout: Duration?): RunResult {
         if (Thread.interrupted()) throw interrupted("no run was started")
         try {
-            return runBlocking(JavaCaller) {
+            return runBlocking(JavaCaller + caller()) {
                 if (timeout == null) {
-                    graph.invoke(input, options)
+                    runToEnd(input)
                 } else {
-                    withTimeoutOrNull(timeout.toKotlinDuration()) { graph.invoke(input, options) }
+                    withTimeoutOrNull(timeout.toKotlinDuration()) { runToEnd(input) }
                         ?: throw TimeoutException(
                             "Run of graph '${graph.id}' did not finish within $timeout; it was cancelled.",
                         )
