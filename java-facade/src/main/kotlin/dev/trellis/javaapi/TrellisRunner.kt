@@ -4,6 +4,7 @@ import dev.trellis.checkpoint.RunInfo
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.javaapi.internal.resultOf
+import dev.trellis.javaapi.internal.runHere
 import dev.trellis.runtime.CheckpointInfo
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.GraphRunException
@@ -24,14 +25,13 @@ import dev.trellis.runtime.stateAt
 import dev.trellis.runtime.takeSnapshot
 import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.flow.Flow as EventFlow
 import kotlinx.coroutines.future.future
 import kotlinx.coroutines.jdk9.flowPublish
 import kotlinx.coroutines.reactive.publish
-import kotlinx.coroutines.runBlocking
-import kotlinx.coroutines.withTimeoutOrNull
 import org.reactivestreams.Publisher
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
@@ -41,7 +41,6 @@ import java.util.function.Consumer
 import java.util.function.UnaryOperator
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.EmptyCoroutineContext
-import kotlin.time.toKotlinDuration
 
 /**
  * Runs one graph for Java callers: as a [CompletableFuture], blocking, as a JDK [Flow.Publisher] or a
@@ -86,6 +85,12 @@ public class TrellisRunner internal constructor(
 
     private val instrumentation = settings.instrumentationOrNull
 
+    /**
+     * How a run of [invokeAsync] starts: on the calling thread until it first suspends (no hand-off to the pool and
+     * no wake-up of the caller for a run that never waits), unless the settings name an executor.
+     */
+    private val start = if (options.dispatcher == null) CoroutineStart.UNDISPATCHED else CoroutineStart.DEFAULT
+
     /** What a run started now on this thread carries: the instrumentation's caller context (a trace context). */
     private fun caller(): CoroutineContext = instrumentation?.callerContext() ?: EmptyCoroutineContext
 
@@ -111,9 +116,19 @@ public class TrellisRunner internal constructor(
      * [GraphRunException] whose cause is the failing node's own exception (`join()` wraps it in a
      * `CompletionException`, `get()` in an `ExecutionException`, as `CompletableFuture` does): `Failures.cause(e)`
      * is the node's exception, `Failures.result(e)` the run's result, whichever layer `e` is.
+     *
+     * The run starts on the calling thread, as the blocking [invoke] does: its loop and the `node`s it starts inline
+     * run here until the run first waits (for a blocking or async node, parallel branches, a retry's delay); it then
+     * goes on on the coroutine pool, where the future completes. A run of inline nodes only has ended when this
+     * returns, with no hand-off to another thread and no wake-up. With an executor in the settings, the run goes
+     * there at once.
      */
     public fun invokeAsync(input: State): CompletableFuture<RunResult> =
-        if (instrumentation == null) scope.future { graph.invoke(input, options) } else scope.future(caller()) { runToEnd(input) }
+        if (instrumentation == null) {
+            scope.future(start = start) { graph.invoke(input, options) }
+        } else {
+            scope.future(caller(), start) { runToEnd(input) }
+        }
 
     /** As [invokeAsync], with input values by key name. @throws IllegalArgumentException naming a bad key. */
     public fun invokeAsync(input: Map<String, Any?>): CompletableFuture<RunResult> = invokeAsync(stateOf(input))
@@ -369,29 +384,8 @@ public class TrellisRunner internal constructor(
     private fun stateOf(input: Map<String, Any?>): State = graph.schema.stateOf(input)
 
     /** The blocking [invoke]: the run in a `runBlocking` on the calling thread, whose interruption cancels it. */
-    private fun invokeHere(input: State, timeout: Duration?): RunResult {
-        if (Thread.interrupted()) throw interrupted("no run was started")
-        try {
-            return runBlocking(JavaCaller + caller()) {
-                if (timeout == null) {
-                    runToEnd(input)
-                } else {
-                    withTimeoutOrNull(timeout.toKotlinDuration()) { runToEnd(input) }
-                        ?: throw TimeoutException(
-                            "Run of graph '${graph.id}' did not finish within $timeout; it was cancelled.",
-                        )
-                }
-            }
-        } catch (_: InterruptedException) {
-            // runBlocking cancelled the run when it saw the interrupt (clearing the flag) and waited for it to end.
-            throw interrupted("its run was cancelled and has ended")
-        }
-    }
-
-    private fun interrupted(outcome: String): InterruptedException {
-        Thread.currentThread().interrupt()
-        return InterruptedException("The thread calling invoke on graph '${graph.id}' was interrupted, so $outcome.")
-    }
+    private fun invokeHere(input: State, timeout: Duration?): RunResult =
+        runHere(graph.id, JavaCaller + caller(), timeout) { runToEnd(input) }
 
     override fun toString(): String = "TrellisRunner(${graph.id}, $settings)"
 }
