@@ -40,6 +40,7 @@ public class JavaFacadeBench {
         Check.equal("java chain n", TrellisWorkloads.CHAIN, TrellisWorkloads.counter(chain.invoke(input)));
         Check.equal("java chain async n", TrellisWorkloads.CHAIN, TrellisWorkloads.counter(chain.invokeAsync(input).join()));
         Check.equal("java one-node n", 1, TrellisWorkloads.counter(oneNode.invoke(input)));
+        Check.equal("java one-node async n", 1, TrellisWorkloads.counter(oneNode.invokeAsync(input).join()));
     }
 
     /** Java chain of 100: blocking {@code TrellisRunner.invoke(State)}, on the benchmark thread. */
@@ -48,10 +49,19 @@ public class JavaFacadeBench {
         return chain.invoke(input);
     }
 
-    /** Java chain of 100: {@code TrellisRunner.invokeAsync(State).join()} (a hand-off to the pool and a wake-up). */
+    /**
+     * Java chain of 100: {@code TrellisRunner.invokeAsync(State).join()}. The run starts on the calling thread, so a
+     * chain of inline nodes has ended when {@code invokeAsync} returns: no hand-off to the pool, no wake-up.
+     */
     @Benchmark
     public RunResult javaChainInvokeAsync() {
         return chain.invokeAsync(input).join();
+    }
+
+    /** Java 1-node graph: {@code TrellisRunner.invokeAsync(State).join()}; compare with {@code OneNodeBench.trellisInvoke}. */
+    @Benchmark
+    public RunResult javaOneNodeInvokeAsync() {
+        return oneNode.invokeAsync(input).join();
     }
 
     /** Java 1-node graph: blocking {@code TrellisRunner.invoke(State)}. */

@@ -54,7 +54,7 @@ public suspend fun Graph.resume(
 public suspend fun Graph.resume(runId: String, options: RunOptions, answer: String): RunResult =
     resume(runId, options, answerPending(runId, options, answer))
 
-/** Like [resume], as a cold flow of the resumed run's events (see [run]). */
+/** Like [resume], as a cold flow of the resumed run's events (see [events]). */
 public fun Graph.resumeEvents(
     runId: String,
     options: RunOptions,

@@ -5,7 +5,7 @@ import java.time.Duration
 import java.time.Instant
 
 /**
- * Something that happened during a run, as streamed by `Graph.run`.
+ * Something that happened during a run, as streamed by `Graph.events`.
  *
  * Every event has the [runId], a [sequence] number (0, 1, 2, ... in delivery order) and a [timestamp]. Events
  * of one execution of a node are [NodeEvent]s (they carry its node id and execution number); the events that end

@@ -59,17 +59,6 @@ public fun Graph.events(
 }
 
 /**
- * The former name of [events]. The standard library's `run { }` shadows it unless `dev.trellis.runtime.run` is
- * imported, with baffling compiler errors, so it is deprecated.
- */
-@Deprecated(
-    "Renamed to events: the standard library's run { } shadows it.",
-    ReplaceWith("events(input, options)", "dev.trellis.runtime.events"),
-)
-public fun Graph.run(input: State = schema.initialState(), options: RunOptions = RunOptions.DEFAULT): Flow<RunEvent> =
-    events(input, options)
-
-/**
  * Starts a run of this graph in [scope] and returns a handle on it; [onEvent] receives every event in order,
  * the terminal one included (also when the run is cancelled through the handle).
  *

@@ -161,7 +161,7 @@ class RecordedRun(val events: List<RunEvent>) {
     fun indexOf(predicate: (RunEvent) -> Boolean): Int = events.indexOfFirst(predicate).also { check(it >= 0) }
 }
 
-/** Runs this graph through [Graph.run], collects every event and checks the pairing rules. */
+/** Runs this graph through [Graph.events], collects every event and checks the pairing rules. */
 suspend fun Graph.record(input: State = schema.initialState(), options: RunOptions = RunOptions.DEFAULT): RecordedRun {
     val events = events(input, options).toList()
     EventInvariants.check(events)

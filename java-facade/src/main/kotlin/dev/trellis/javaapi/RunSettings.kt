@@ -6,6 +6,7 @@ import dev.trellis.javaapi.internal.blockingInterceptor
 import dev.trellis.runtime.Budget
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunControl
+import dev.trellis.runtime.RunInstrumentation
 import dev.trellis.runtime.RunOptions
 import kotlinx.coroutines.asCoroutineDispatcher
 import java.time.Clock
@@ -40,6 +41,7 @@ public class RunSettings private constructor(
     internal val budgetOrNull: Budget?,
     /** Whether a cancelled run runs its compensations, as a failed run does (`docs/semantics.md` §13.6). */
     public val compensateOnCancel: Boolean,
+    internal val instrumentationOrNull: RunInstrumentation?,
 ) {
     /** The limits of every run — node executions, time spent, meters; empty (the default) for the graph's alone. */
     public val budget: Optional<Budget> get() = Optional.ofNullable(budgetOrNull)
@@ -62,6 +64,9 @@ public class RunSettings private constructor(
     /** Where cached nodes keep their results (`docs/semantics.md` §13.5); empty (the default) for none. */
     public val cache: Optional<NodeCache> get() = Optional.ofNullable(cacheOrNull)
 
+    /** What watches every run, e.g. a `TrellisTelemetry` tracing it; empty (the default) for nothing. */
+    public val instrumentation: Optional<RunInstrumentation> get() = Optional.ofNullable(instrumentationOrNull)
+
     internal val options: RunOptions = RunOptions(
         runId = runIdOrNull,
         dispatcher = executorOrNull?.asCoroutineDispatcher(),
@@ -83,7 +88,7 @@ public class RunSettings private constructor(
         "RunSettings(runId=$runIdOrNull, executor=$executorOrNull, clock=$clock, " +
             "executionHistoryLimit=$executionHistoryLimit, " +
             "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull, interceptors=${interceptors.size}, " +
-            "cache=$cacheOrNull, budget=$budgetOrNull)"
+            "cache=$cacheOrNull, budget=$budgetOrNull, instrumentation=$instrumentationOrNull)"
 
     /** Builds [RunSettings]; every setting is optional. */
     public class Builder internal constructor(from: RunSettings?) {
@@ -98,6 +103,7 @@ public class RunSettings private constructor(
         private var cache: NodeCache? = from?.cacheOrNull
         private var budget: Budget? = from?.budgetOrNull
         private var compensateOnCancel: Boolean = from?.compensateOnCancel ?: false
+        private var instrumentation: RunInstrumentation? = from?.instrumentationOrNull
 
         /** Sets the run id of every run; null for a fresh random id per run. */
         public fun runId(runId: String?): Builder = apply { this.runId = runId }
@@ -155,6 +161,15 @@ public class RunSettings private constructor(
         public fun compensateOnCancel(compensate: Boolean): Builder = apply { compensateOnCancel = compensate }
 
         /**
+         * Lets [instrumentation] watch every run the runner starts, resumes or streams — e.g. a `TrellisTelemetry`
+         * (trellis-opentelemetry), which traces each run as a child of the span current on the calling thread:
+         * `.instrumentation(new TrellisTelemetry(openTelemetry))`. Null (the default) for none. Forks and runs
+         * resumed from a snapshot are not instrumented.
+         */
+        public fun instrumentation(instrumentation: RunInstrumentation?): Builder =
+            apply { this.instrumentation = instrumentation }
+
+        /**
          * Returns the settings.
          *
          * @throws IllegalArgumentException for a blank run id or a negative history limit.
@@ -171,6 +186,7 @@ public class RunSettings private constructor(
             cache,
             budget,
             compensateOnCancel,
+            instrumentation,
         )
     }
 

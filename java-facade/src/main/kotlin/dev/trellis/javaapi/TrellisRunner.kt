@@ -3,11 +3,14 @@ package dev.trellis.javaapi
 import dev.trellis.checkpoint.RunInfo
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.javaapi.internal.resultOf
+import dev.trellis.javaapi.internal.runHere
 import dev.trellis.runtime.CheckpointInfo
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.GraphRunException
 import dev.trellis.runtime.JavaCaller
 import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.RunSnapshot
 import dev.trellis.runtime.checkpoints
@@ -24,13 +27,13 @@ import dev.trellis.runtime.stateAt
 import dev.trellis.runtime.takeSnapshot
 import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.flow.Flow as EventFlow
 import kotlinx.coroutines.future.future
 import kotlinx.coroutines.jdk9.flowPublish
 import kotlinx.coroutines.reactive.publish
-import kotlinx.coroutines.runBlocking
-import kotlinx.coroutines.withTimeoutOrNull
 import org.reactivestreams.Publisher
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
@@ -38,7 +41,8 @@ import java.util.concurrent.Flow
 import java.util.concurrent.TimeoutException
 import java.util.function.Consumer
 import java.util.function.UnaryOperator
-import kotlin.time.toKotlinDuration
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
 
 /**
  * Runs one graph for Java callers: as a [CompletableFuture], blocking, as a JDK [Flow.Publisher] or a
@@ -63,6 +67,9 @@ import kotlin.time.toKotlinDuration
  * [forkAsync], [checkpointsAsync], [stateAtAsync] and [takeSnapshotAsync] read them from its store; they
  * follow the same cancellation and failure rules as [invokeAsync]. [runsAsync], [pruneAsync] and [deleteAsync]
  * list and remove runs. See `docs/java.md`.
+ *
+ * Tracing: with [RunSettings.Builder.instrumentation] (e.g. a `TrellisTelemetry`), every run this runner starts,
+ * resumes or streams is traced, as a child of the span current on the calling thread.
  */
 public class TrellisRunner internal constructor(
     /** The graph this runner runs. */
@@ -78,6 +85,29 @@ public class TrellisRunner internal constructor(
     // Failures reach the caller through futures and handles; nothing is left for a global handler to print.
     private val scope = CoroutineScope(SupervisorJob() + context + CoroutineExceptionHandler { _, _ -> })
 
+    private val instrumentation = settings.instrumentationOrNull
+
+    /**
+     * How a run of [invokeAsync] starts: on the calling thread until it first suspends (no hand-off to the pool and
+     * no wake-up of the caller for a run that never waits), unless the settings name an executor.
+     */
+    private val start = if (options.dispatcher == null) CoroutineStart.UNDISPATCHED else CoroutineStart.DEFAULT
+
+    /** What a run started now on this thread carries: the instrumentation's caller context (a trace context). */
+    private fun caller(): CoroutineContext = instrumentation?.callerContext() ?: EmptyCoroutineContext
+
+    /** The events of a run started by [run], through the settings' instrumentation if any. */
+    private fun instrumented(resumes: String?, run: (RunOptions) -> EventFlow<RunEvent>): EventFlow<RunEvent> =
+        instrumentation?.instrument(graph, options, resumes, run) ?: run(options)
+
+    /** A run from [input] to its result, instrumented when the settings say so. */
+    private suspend fun runToEnd(input: State): RunResult =
+        if (instrumentation == null) {
+            graph.invoke(input, options)
+        } else {
+            resultOf(instrumented(null) { graph.events(input, it) })
+        }
+
     /** This runner's graph with other [settings]. */
     public fun withSettings(settings: RunSettings): TrellisRunner = TrellisRunner(graph, settings)
 
@@ -88,8 +118,19 @@ public class TrellisRunner internal constructor(
      * [GraphRunException] whose cause is the failing node's own exception (`join()` wraps it in a
      * `CompletionException`, `get()` in an `ExecutionException`, as `CompletableFuture` does): `Failures.cause(e)`
      * is the node's exception, `Failures.result(e)` the run's result, whichever layer `e` is.
+     *
+     * The run starts on the calling thread, as the blocking [invoke] does: its loop and the `node`s it starts inline
+     * run here until the run first waits (for a blocking or async node, parallel branches, a retry's delay); it then
+     * goes on on the coroutine pool, where the future completes. A run of inline nodes only has ended when this
+     * returns, with no hand-off to another thread and no wake-up. With an executor in the settings, the run goes
+     * there at once.
      */
-    public fun invokeAsync(input: State): CompletableFuture<RunResult> = scope.future { graph.invoke(input, options) }
+    public fun invokeAsync(input: State): CompletableFuture<RunResult> =
+        if (instrumentation == null) {
+            scope.future(start = start) { graph.invoke(input, options) }
+        } else {
+            scope.future(caller(), start) { runToEnd(input) }
+        }
 
     /** As [invokeAsync], with input values by key name. @throws IllegalArgumentException naming a bad key. */
     public fun invokeAsync(input: Map<String, Any?>): CompletableFuture<RunResult> = invokeAsync(stateOf(input))
@@ -135,8 +176,8 @@ public class TrellisRunner internal constructor(
      * subscription cancels the run. Passes the Reactive Streams TCK.
      */
     public fun events(input: State): Flow.Publisher<RunEvent> {
-        val events = graph.events(input, options)
-        return flowPublish(context) { events.collect { send(it) } }
+        val events = instrumented(null) { graph.events(input, it) }
+        return flowPublish(context + caller()) { events.collect { send(it) } }
     }
 
     /** As [events], with input values by key name. */
@@ -144,8 +185,8 @@ public class TrellisRunner internal constructor(
 
     /** As [events], as a Reactive Streams [Publisher] (for Reactor, RxJava, Mutiny, ...). */
     public fun reactiveEvents(input: State): Publisher<RunEvent> {
-        val events = graph.events(input, options)
-        return publish(context) { events.collect { send(it) } }
+        val events = instrumented(null) { graph.events(input, it) }
+        return publish(context + caller()) { events.collect { send(it) } }
     }
 
     /** As [reactiveEvents], with input values by key name. */
@@ -181,7 +222,8 @@ public class TrellisRunner internal constructor(
      */
     public fun resumeAsync(runId: String, answer: String): CompletableFuture<RunResult> {
         requireStore("resumeAsync")
-        return scope.future { graph.resume(runId, options, answer) }
+        if (instrumentation == null) return scope.future { graph.resume(runId, options, answer) }
+        return scope.future(caller()) { resultOf(instrumented(runId) { graph.resumeEvents(runId, it, answer) }) }
     }
 
     /**
@@ -193,7 +235,8 @@ public class TrellisRunner internal constructor(
     public fun resumeAsync(runId: String, answers: Map<String, String>): CompletableFuture<RunResult> {
         requireStore("resumeAsync")
         val copy = answers.toMap()
-        return scope.future { graph.resume(runId, options, copy) }
+        if (instrumentation == null) return scope.future { graph.resume(runId, options, copy) }
+        return scope.future(caller()) { resultOf(instrumented(runId) { graph.resumeEvents(runId, it, copy) }) }
     }
 
     /**
@@ -212,8 +255,8 @@ public class TrellisRunner internal constructor(
      */
     public fun resumeEvents(runId: String, answer: String): Flow.Publisher<RunEvent> {
         requireStore("resumeEvents")
-        val events = graph.resumeEvents(runId, options, answer)
-        return flowPublish(context) { events.collect { send(it) } }
+        val events = instrumented(runId) { graph.resumeEvents(runId, it, answer) }
+        return flowPublish(context + caller()) { events.collect { send(it) } }
     }
 
     /**
@@ -223,8 +266,9 @@ public class TrellisRunner internal constructor(
      */
     public fun resumeEvents(runId: String, answers: Map<String, String>): Flow.Publisher<RunEvent> {
         requireStore("resumeEvents")
-        val events = graph.resumeEvents(runId, options, answers.toMap())
-        return flowPublish(context) { events.collect { send(it) } }
+        val copy = answers.toMap()
+        val events = instrumented(runId) { graph.resumeEvents(runId, it, copy) }
+        return flowPublish(context + caller()) { events.collect { send(it) } }
     }
 
     /**
@@ -369,29 +413,8 @@ public class TrellisRunner internal constructor(
     private fun stateOf(input: Map<String, Any?>): State = graph.schema.stateOf(input)
 
     /** The blocking [invoke]: the run in a `runBlocking` on the calling thread, whose interruption cancels it. */
-    private fun invokeHere(input: State, timeout: Duration?): RunResult {
-        if (Thread.interrupted()) throw interrupted("no run was started")
-        try {
-            return runBlocking(JavaCaller) {
-                if (timeout == null) {
-                    graph.invoke(input, options)
-                } else {
-                    withTimeoutOrNull(timeout.toKotlinDuration()) { graph.invoke(input, options) }
-                        ?: throw TimeoutException(
-                            "Run of graph '${graph.id}' did not finish within $timeout; it was cancelled.",
-                        )
-                }
-            }
-        } catch (_: InterruptedException) {
-            // runBlocking cancelled the run when it saw the interrupt (clearing the flag) and waited for it to end.
-            throw interrupted("its run was cancelled and has ended")
-        }
-    }
-
-    private fun interrupted(outcome: String): InterruptedException {
-        Thread.currentThread().interrupt()
-        return InterruptedException("The thread calling invoke on graph '${graph.id}' was interrupted, so $outcome.")
-    }
+    private fun invokeHere(input: State, timeout: Duration?): RunResult =
+        runHere(graph.id, JavaCaller + caller(), timeout) { runToEnd(input) }
 
     override fun toString(): String = "TrellisRunner(${graph.id}, $settings)"
 }

@@ -41,7 +41,11 @@ public object ApiDump {
         }
     }
 
-    private fun dump(classes: File): String {
+    /**
+     * The public API of the compiled classes under [classes], in the dump's format: what Java and Kotlin callers of
+     * the jar see (Kotlin `internal` declarations and `@InternalTrellisApi` ones left out).
+     */
+    public fun dump(classes: File): String {
         val files = classes.walkTopDown().filter { it.isFile && it.extension == "class" }.sortedBy { it.path }.toList()
         val filters = AbiFilters(emptySet(), emptySet(), emptySet(), INTERNAL_APIS)
         val out = StringBuilder()

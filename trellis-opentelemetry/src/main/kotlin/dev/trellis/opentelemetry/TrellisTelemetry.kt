@@ -6,6 +6,7 @@ import dev.trellis.graph.NodeInterceptor
 import dev.trellis.graph.State
 import dev.trellis.runtime.GraphRunException
 import dev.trellis.runtime.RunEvent
+import dev.trellis.runtime.RunInstrumentation
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.Status
@@ -25,6 +26,7 @@ import kotlinx.coroutines.flow.flowOn
 import kotlinx.coroutines.future.future
 import kotlinx.coroutines.runBlocking
 import java.util.concurrent.CompletableFuture
+import kotlin.coroutines.CoroutineContext
 
 /**
  * Traces and meters Trellis runs with OpenTelemetry (`docs/observability.md`): a span per run, a span per node
@@ -42,8 +44,20 @@ import java.util.concurrent.CompletableFuture
  * val store = telemetry.instrument(JdbcCheckpointStore(dataSource))
  * val result = telemetry.invoke(graph, input, RunOptions(checkpointing = Checkpointing(store)))
  * ```
+ *
+ * It is also a [RunInstrumentation]: the Java facade traces every run of a runner whose settings take it, whatever
+ * its store and other settings.
+ *
+ * ```java
+ * TrellisTelemetry telemetry = new TrellisTelemetry(openTelemetry);
+ * RunSettings settings = RunSettings.builder()
+ *     .checkpointing(new Checkpointing(telemetry.instrument(new SqliteCheckpointStore(path))))
+ *     .instrumentation(telemetry)
+ *     .build();
+ * RunResult result = Trellis.runner(graph, settings).invoke(input);   // traced
+ * ```
  */
-public class TrellisTelemetry(openTelemetry: OpenTelemetry) {
+public class TrellisTelemetry(openTelemetry: OpenTelemetry) : RunInstrumentation {
     internal val tracer = openTelemetry.getTracer(INSTRUMENTATION, INSTRUMENTATION_VERSION)
     internal val metrics = TrellisMetrics(openTelemetry.getMeter(INSTRUMENTATION))
 
@@ -98,8 +112,7 @@ public class TrellisTelemetry(openTelemetry: OpenTelemetry) {
         graph: Graph,
         input: State = graph.schema.initialState(),
         options: RunOptions = RunOptions.DEFAULT,
-    ): Flow<RunEvent> =
-        traced(graph, null) { spans -> graph.events(input, options.with(spans)) }
+    ): Flow<RunEvent> = instrument(graph, options, null) { traced -> graph.events(input, traced) }
 
     /**
      * Like `Graph.resume`, traced: continues run [runId] from its latest checkpoint. When the store was wrapped with
@@ -123,12 +136,29 @@ public class TrellisTelemetry(openTelemetry: OpenTelemetry) {
         runId: String,
         options: RunOptions,
         answers: Map<String, String> = emptyMap(),
-    ): Flow<RunEvent> =
+    ): Flow<RunEvent> = instrument(graph, options, runId) { traced -> graph.resumeEvents(runId, traced, answers) }
+
+    /** The caller's `Context.current()`, so that a run started from this thread is a child of its current span. */
+    override fun callerContext(): CoroutineContext = Context.current().asContextElement()
+
+    /**
+     * The events of a traced run (see [RunInstrumentation.instrument]): [run] gets [options] with the span
+     * interceptor outermost. A resumed run ([resumedRunId]) links to the trace of the run that saved its latest
+     * checkpoint when the store was wrapped with [instrument].
+     */
+    override fun instrument(
+        graph: Graph,
+        options: RunOptions,
+        resumedRunId: String?,
+        run: (RunOptions) -> Flow<RunEvent>,
+    ): Flow<RunEvent> = if (resumedRunId == null) {
+        traced(graph, null) { spans -> run(options.with(spans)) }
+    } else {
         flow {
-            val previous = options.checkpointing?.store?.latest(runId)?.let { TraceMetadata.read(it.metadata) }
-            traced(graph, previous) { spans -> graph.resumeEvents(runId, options.with(spans), answers) }
-                .collect { emit(it) }
+            val previous = options.checkpointing?.store?.latest(resumedRunId)?.let { TraceMetadata.read(it.metadata) }
+            traced(graph, previous) { spans -> run(options.with(spans)) }.collect { emit(it) }
         }
+    }
 
     /**
      * Wraps [store] so that checkpoint writes are measured (latency and size) and each checkpoint records the trace
