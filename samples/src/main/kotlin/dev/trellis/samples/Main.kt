@@ -112,8 +112,12 @@ internal class SamplesCommand(
 
 /** Runs the samples' command line. */
 public fun main(args: Array<String>) {
-    val command = if (args.firstOrNull() == "fleet") FleetSampleCommand() else SamplesCommand()
-    val rest = if (args.firstOrNull() == "fleet") args.drop(1).toTypedArray() else args
+    val command = when (args.firstOrNull()) {
+        "fleet" -> FleetSampleCommand()
+        "studio" -> StudioCommand()
+        else -> SamplesCommand()
+    }
+    val rest = if (command is SamplesCommand) args else args.drop(1).toTypedArray()
     try {
         command.parse(rest)
     } catch (e: CliktError) {
