@@ -88,6 +88,28 @@ public interface CheckpointStore : AutoCloseable {
     public suspend fun runs(): List<RunInfo>
 
     /**
+     * What the store knows of run [runId] (as [runs] lists it), or `null` for an unknown run. The SQL stores read one
+     * row; this default searches [runs].
+     */
+    public suspend fun run(runId: String): RunInfo? = runs().firstOrNull { it.runId == runId }
+
+    /**
+     * One page of the runs the store knows, as [query] selects them (filtered by status and graph, ordered by run
+     * id, after a run id, up to a limit). The SQL stores answer it with one indexed query however many runs they
+     * hold; this default filters [runs].
+     */
+    public suspend fun runs(query: RunQuery): List<RunInfo> {
+        val out = ArrayList<RunInfo>()
+        for (run in runs()) {
+            if (query.after != null && run.runId <= query.after) continue
+            if (!query.matches(run)) continue
+            out += run
+            if (out.size == query.limit) break
+        }
+        return out
+    }
+
+    /**
      * Deletes old checkpoints of [runId] and returns how many were deleted.
      *
      * The rule: the [keepLatest] newest checkpoints are kept, and so is every checkpoint a kept one depends on —

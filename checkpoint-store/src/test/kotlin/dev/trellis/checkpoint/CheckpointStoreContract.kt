@@ -70,6 +70,27 @@ abstract class CheckpointStoreContract {
     }
 
     @Test
+    fun `runs are read one by id and listed in pages, filtered by status and graph`() = runTest {
+        val statuses = listOf("r-a" to "COMPLETED", "r-b" to "FAILED", "r-c" to "COMPLETED", "r-d" to "RUNNING")
+        for ((id, status) in statuses) {
+            store.append(store.claim(id, "worker-a"), checkpoint(id, 1, status = status))
+        }
+        store.claim("r-e", "worker-a") // no checkpoint yet
+        store.run("r-b")!!.latestStatus shouldBe "FAILED"
+        store.run("r-e")!!.latestSequence shouldBe 0
+        store.run("unknown").shouldBeNull()
+        store.runs(RunQuery(limit = 2)).map { it.runId } shouldContainExactly listOf("r-a", "r-b")
+        store.runs(RunQuery(after = "r-b", limit = 2)).map { it.runId } shouldContainExactly listOf("r-c", "r-d")
+        store.runs(RunQuery(after = "r-d")).map { it.runId } shouldContainExactly listOf("r-e")
+        store.runs(RunQuery(status = "COMPLETED")).map { it.runId } shouldContainExactly listOf("r-a", "r-c")
+        store.runs(RunQuery(status = "COMPLETED", after = "r-a")).map { it.runId } shouldContainExactly listOf("r-c")
+        val graph = store.run("r-a")!!.graphId!!
+        store.runs(RunQuery(graphId = graph)).map { it.runId } shouldContainExactly listOf("r-a", "r-b", "r-c", "r-d")
+        store.runs(RunQuery(graphId = "other")).shouldBeEmpty()
+        shouldThrow<IllegalArgumentException> { RunQuery(limit = 0) }.message shouldContain "limit"
+    }
+
+    @Test
     fun `a fork records where it came from`() = runTest {
         val lease = store.claim("fork-1", "worker-a")
         val first = checkpoint("fork-1", 1, forkedFrom = CheckpointRef("run-1", 7))

@@ -3,7 +3,6 @@
 package dev.trellis.runtime
 
 import dev.trellis.graph.Graph
-import dev.trellis.runtime.timeline.TimelineNode
 
 /**
  * A Mermaid flowchart of this graph (as [Graph.toMermaid]) with each node's status and execution count in
@@ -20,11 +19,6 @@ public fun Graph.toMermaid(result: RunResult): String {
         "The result is of graph '${result.graphId}', not of graph '$id'; draw it with its own graph."
     }
     return statusMermaid(this) { nodeId -> result.nodes[nodeId]?.let { it.status to it.executions } }
-}
-
-internal fun Graph.toMermaid(nodes: List<TimelineNode>): String {
-    val byId = nodes.associateBy { it.nodeId }
-    return statusMermaid(this) { nodeId -> byId[nodeId]?.let { it.status to it.executions } }
 }
 
 private fun statusMermaid(graph: Graph, statusOf: (String) -> Pair<Status, Int>?): String {

@@ -131,9 +131,10 @@ public fun main(args: Array<String>) {
     val command = when (args.firstOrNull()) {
         "fleet" -> FleetSampleCommand()
         "eval" -> EvalCommand()
+        "studio" -> StudioCommand()
         else -> SamplesCommand()
     }
-    val rest = if (args.firstOrNull() == "fleet" || args.firstOrNull() == "eval") args.drop(1).toTypedArray() else args
+    val rest = if (command is SamplesCommand) args else args.drop(1).toTypedArray()
     try {
         command.parse(rest)
     } catch (e: ProgramResult) {

@@ -1,5 +1,6 @@
 package dev.trellis.samples
 
+import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.opentelemetry.TrellisTelemetry
@@ -38,6 +39,8 @@ internal class SampleContext(
     val ask: (suspend (Interrupt) -> String)? = null,
     val telemetry: TrellisTelemetry? = null,
     val models: ResearchModels = ResearchModels.scripted(),
+    /** Where runs without their own checkpointing save checkpoints (the CLI's `studio` command); null for none. */
+    private val store: CheckpointStore? = null,
 ) {
     fun options(
         runId: String? = null,
@@ -47,7 +50,7 @@ internal class SampleContext(
         runId = runId,
         dispatcher = dispatcher,
         timeSource = timeSource,
-        checkpointing = checkpointing,
+        checkpointing = checkpointing ?: store?.let { Checkpointing(it, owner = "trellis-samples") },
         budget = budget,
     )
 

@@ -1,7 +1,7 @@
 package dev.trellis.samples
 
 import dev.trellis.runtime.RunEvent
-import dev.trellis.runtime.timeline.RunTimeline
+import dev.trellis.studio.timeline.RunTimeline
 import java.nio.file.Path
 
 /** `--timeline FILE`: collects each run's events and writes one HTML timeline page per run. */

@@ -6,6 +6,7 @@ import dev.trellis.checkpoint.CheckpointStoreException
 import dev.trellis.checkpoint.InternalStoreApi
 import dev.trellis.checkpoint.Lease
 import dev.trellis.checkpoint.RunInfo
+import dev.trellis.checkpoint.RunQuery
 import dev.trellis.checkpoint.UnreadableCheckpointException
 import dev.trellis.checkpoint.internal.PruneEntry
 import dev.trellis.checkpoint.internal.RunRow
@@ -222,6 +223,36 @@ public class JdbcCheckpointStore(
 
     override suspend fun runs(): List<RunInfo> = read("list the runs", null) { c ->
         c.prepareStatement("SELECT $RUN_COLUMNS FROM $runs ORDER BY run_id").use { statement ->
+            statement.executeQuery().use { rs -> buildList { while (rs.next()) add(runRow(rs).toInfo()) } }
+        }
+    }
+
+    override suspend fun run(runId: String): RunInfo? = read("read the run", runId) { c ->
+        c.prepareStatement("SELECT $RUN_COLUMNS FROM $runs WHERE run_id = ?").use { statement ->
+            statement.setString(1, runId)
+            statement.executeQuery().use { rs -> if (rs.next()) runRow(rs).toInfo() else null }
+        }
+    }
+
+    override suspend fun runs(query: RunQuery): List<RunInfo> = read("list the runs", null) { c ->
+        val where = ArrayList<String>()
+        val args = ArrayList<String>()
+        query.after?.let {
+            where += "run_id > ?"
+            args += it
+        }
+        query.status?.let {
+            where += "latest_status = ?"
+            args += it
+        }
+        query.graphId?.let {
+            where += "graph_id = ?"
+            args += it
+        }
+        val filter = if (where.isEmpty()) "" else " WHERE " + where.joinToString(" AND ")
+        val sql = "SELECT $RUN_COLUMNS FROM $runs$filter ORDER BY run_id LIMIT ${query.limit}"
+        c.prepareStatement(sql).use { statement ->
+            args.forEachIndexed { i, arg -> statement.setString(i + 1, arg) }
             statement.executeQuery().use { rs -> buildList { while (rs.next()) add(runRow(rs).toInfo()) } }
         }
     }

@@ -1,4 +1,4 @@
-package dev.trellis.runtime.timeline
+package dev.trellis.studio.timeline
 
 import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.CheckpointStore
@@ -54,8 +54,15 @@ public class RunTimeline internal constructor(
     public val errors: List<String>,
     internal val graph: Graph,
 ) {
-    /** How many lanes the bars need: the most executions that overlapped in time. */
+    /**
+     * How many lanes the bars need: the run's own executions first (as many lanes as overlapped in time), then each
+     * child run and map task in lanes of its own ([TimelineBar.row]).
+     */
     public val laneCount: Int get() = (bars.maxOfOrNull { it.lane } ?: -1) + 1
+
+    /** The label of each lane, from lane 0: `run` for the run's own executions, else the child's path (`research[2]`). */
+    public val laneLabels: List<String>
+        get() = List(laneCount) { lane -> bars.firstOrNull { it.lane == lane }?.row?.ifEmpty { "run" } ?: "run" }
 
     /** How long the run took (or has taken so far). */
     public val duration: Duration get() = Duration.between(startedAt, endedAt)
@@ -104,8 +111,10 @@ public class RunTimeline internal constructor(
 
 /** One execution of a node on the timeline. */
 public class TimelineBar internal constructor(
-    /** The node. */
+    /** The node (in a child run or map task: the node of the child graph). */
     public val nodeId: String,
+    /** Where it ran: the node id in the run itself, `research[2]/search` in task 2 of map node `research`. */
+    public val path: String,
     /** Its execution number, from 1. */
     public val execution: Int,
     /** When it started (from a store: the checkpoint before it). */
@@ -116,12 +125,15 @@ public class TimelineBar internal constructor(
     public val status: Status,
     /** How many attempts it made; 0 when unknown. */
     public val attempts: Int,
-    /** Its lane, from 0: executions that overlap in time have different lanes. */
+    /** Its lane, from 0: executions that overlap in time have different lanes, and each child run its own lanes. */
     public val lane: Int,
     /** Its failure as text, or null. */
     public val error: String?,
 ) {
-    override fun toString(): String = "TimelineBar($nodeId#$execution, $status, lane=$lane)"
+    /** The child run or map task it ran in (`research[2]`), empty for the run's own executions. */
+    public val row: String get() = path.substringBeforeLast('/', "")
+
+    override fun toString(): String = "TimelineBar($path#$execution, $status, lane=$lane)"
 }
 
 /** Something that happened at one instant, on an execution ([nodeId] set) or on the run. */
@@ -136,6 +148,8 @@ public class TimelineMark internal constructor(
     public val execution: Int,
     /** A short description. */
     public val label: String,
+    /** The path of the execution it belongs to (`research[2]/search`), or null for the run. */
+    public val path: String? = nodeId,
 ) {
     /** The kinds of marks. */
     public enum class Kind {
@@ -153,6 +167,12 @@ public class TimelineMark internal constructor(
 
         /** A node emitted a payload. */
         CUSTOM,
+
+        /** A node charged meters against the run's budget. */
+        BUDGET,
+
+        /** A compensation ran (or failed) for a completed execution. */
+        COMPENSATION,
     }
 
     override fun toString(): String = "TimelineMark($kind, ${nodeId ?: "run"}, $label)"
@@ -172,6 +192,24 @@ public class TimelineNode internal constructor(
     override fun toString(): String = "TimelineNode($nodeId, $status, executions=$executions)"
 }
 
+/**
+ * Assigns lanes by row: each row (the run's own executions, each child run and map task) gets lanes of its own, in
+ * the order rows first start, and within a row each interval (start order) the lowest lane free at its start.
+ */
+internal fun assignLanes(rows: List<String>, starts: List<Instant>, ends: List<Instant>): IntArray {
+    val lanes = IntArray(starts.size)
+    val order = rows.indices.groupBy { rows[it] }.entries.sortedWith(
+        compareBy<Map.Entry<String, List<Int>>>({ it.key.isNotEmpty() }, { starts[it.value.first()] }),
+    )
+    var offset = 0
+    for ((_, members) in order) {
+        val inner = assignLanes(members.map { starts[it] }, members.map { ends[it] })
+        members.forEachIndexed { i, index -> lanes[index] = offset + inner[i] }
+        offset += (inner.maxOrNull() ?: -1) + 1
+    }
+    return lanes
+}
+
 /** Assigns each interval (start order) the lowest lane free at its start. */
 internal fun assignLanes(starts: List<Instant>, ends: List<Instant>): IntArray {
     val laneEnds = ArrayList<Instant>()
@@ -187,4 +225,21 @@ internal fun assignLanes(starts: List<Instant>, ends: List<Instant>): IntArray {
         lanes[i] = lane
     }
     return lanes
+}
+
+/**
+ * For each composite node of the run's graph, what its child runs or map tasks did, from their bars:
+ * `4 tasks · search ×4, summarize ×4`.
+ */
+internal fun RunTimeline.childSummary(): Map<String, String> {
+    val out = LinkedHashMap<String, String>()
+    for (node in graph.nodes) {
+        if (node.subgraph == null) continue
+        val inside = bars.filter { it.path.startsWith(node.id + "[") || it.path.startsWith(node.id + "/") }
+        if (inside.isEmpty()) continue
+        val rows = inside.map { it.row }.distinct()
+        val counts = inside.groupingBy { it.nodeId }.eachCount().entries.joinToString(", ") { "${it.key} ×${it.value}" }
+        out[node.id] = if (node.isMap) "${rows.size} tasks · $counts" else counts
+    }
+    return out
 }

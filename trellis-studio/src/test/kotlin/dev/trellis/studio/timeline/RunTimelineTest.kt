@@ -1,4 +1,4 @@
-package dev.trellis.runtime.timeline
+package dev.trellis.studio.timeline
 
 import dev.trellis.checkpoint.InMemoryCheckpointStore
 import dev.trellis.graph.Reducer

@@ -1,7 +1,7 @@
-package dev.trellis.runtime.timeline
+package dev.trellis.studio.timeline
 
 import dev.trellis.runtime.Status
-import dev.trellis.runtime.timeline.TimelineMark.Kind
+import dev.trellis.studio.timeline.TimelineMark.Kind
 import java.time.Duration
 import java.time.Instant
 
@@ -34,6 +34,9 @@ internal object TimelineHtml {
     private const val LANE_H = 30
     private const val TOP = 34
 
+    /** The timeline alone (heading, SVG, legend), as the studio's run page shows it. */
+    fun timelineBlock(t: RunTimeline): String = buildString { timeline(t) }
+
     fun render(t: RunTimeline): String = buildString {
         append("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n")
         append(
@@ -43,10 +46,11 @@ internal object TimelineHtml {
         header(t)
         timeline(t)
         append("<h2>Graph</h2>\n<div class=\"graph-box\">\n")
-        GraphSvg.render(t.graph, t.nodes, this)
+        GraphSvg.render(t.graph, t.nodes, this, t.childSummary())
         append("</div>\n<details><summary>Mermaid source</summary><pre class=\"mermaid-text\">")
             .append(Html.escape(t.mermaid)).append("</pre></details>\n")
         nodeTable(t)
+        executionTable(t)
         stateTable(t)
         append("</body>\n</html>\n")
     }
@@ -90,22 +94,25 @@ internal object TimelineHtml {
             append("<text class=\"axis\" x=\"").append(fmt(x)).append("\" y=\"").append(height - 4).append("\">")
                 .append(formatDuration(Duration.ofNanos(total * i / 10))).append("</text>\n")
         }
-        append("<text class=\"lane-label\" x=\"4\" y=\"").append(TOP - 12).append("\">run</text>\n")
+        append("<text class=\"lane-label\" x=\"4\" y=\"").append(TOP - 12).append("\">checkpoints</text>\n")
+        val labels = t.laneLabels
         for (lane in 0 until lanes) {
             val y = TOP + lane * LANE_H
-            append("<g class=\"lane\" data-lane=\"").append(lane).append("\">")
+            val label = labels.getOrElse(lane) { "run" }
+            append("<g class=\"lane\" data-lane=\"").append(lane).append("\" data-row=\"").append(Html.escape(label))
+                .append("\">")
             append("<rect class=\"lane-bg\" x=\"").append(LABEL_W).append("\" y=\"").append(y).append("\" width=\"")
                 .append(PLOT_W).append("\" height=\"").append(LANE_H).append("\"/>")
-            append(
-                "<text class=\"lane-label\" x=\"4\" y=\"",
-            ).append(y + 19).append("\">lane ").append(lane + 1).append("</text>\n")
+            append("<text class=\"lane-label\" x=\"4\" y=\"").append(y + 19).append("\"><title>")
+                .append(Html.escape(label)).append("</title>").append(Html.escape(Html.shorten(label, 11)))
+                .append("</text>\n")
             for (bar in t.bars) if (bar.lane == lane) bar(bar, y, ::xOf)
             append("</g>\n")
         }
-        val laneOf = t.bars.associate { (it.nodeId to it.execution) to it.lane }
+        val laneOf = t.bars.associate { (it.path to it.execution) to it.lane }
         for (mark in t.marks) {
             val x = xOf(mark.at)
-            val lane = if (mark.nodeId == null) null else laneOf[mark.nodeId to mark.execution]
+            val lane = if (mark.path == null) null else laneOf[mark.path to mark.execution]
             // Custom events sit on the lower edge of their bar, so they do not hide its label.
             val y = when {
                 lane == null -> TOP - 16.0
@@ -122,9 +129,10 @@ internal object TimelineHtml {
         val x1 = xOf(bar.start)
         val w = maxOf(xOf(bar.end) - x1, 3.0)
         append("<g class=\"bar status-").append(bar.status.name.lowercase()).append("\" data-node=\"")
-            .append(Html.escape(bar.nodeId)).append("\" data-execution=\"").append(bar.execution)
+            .append(Html.escape(bar.nodeId)).append("\" data-path=\"").append(Html.escape(bar.path))
+            .append("\" data-execution=\"").append(bar.execution)
             .append("\" data-status=\"").append(bar.status.name).append("\" data-attempts=\"").append(bar.attempts)
-            .append("\"><title>").append(Html.escape(bar.nodeId)).append(" #").append(bar.execution).append(": ")
+            .append("\"><title>").append(Html.escape(bar.path)).append(" #").append(bar.execution).append(": ")
             .append(bar.status.name).append(", ").append(formatDuration(Duration.between(bar.start, bar.end)))
         if (bar.attempts > 1) append(", ").append(bar.attempts).append(" attempts")
         if (bar.error != null) append("\n").append(Html.escape(Html.shorten(bar.error, 300)))
@@ -162,6 +170,10 @@ internal object TimelineHtml {
                 .append(" l 10 10 m 0 -10 l -10 10\"/>")
             Kind.INTERRUPT -> append("<rect x=\"").append(fmt(x - 5)).append("\" y=\"").append(fmt(y - 7))
                 .append("\" width=\"10\" height=\"14\" rx=\"2\"/>")
+            Kind.BUDGET -> append("<path d=\"M ").append(fmt(x - 4)).append(' ').append(fmt(y + 4))
+                .append(" l 8 0 l 0 -8 z\"/>")
+            Kind.COMPENSATION -> append("<path d=\"M ").append(fmt(x + 5)).append(' ').append(fmt(y))
+                .append(" l -10 -5 l 0 10 z\"/>")
         }
         append("</g>\n")
     }
@@ -178,7 +190,9 @@ internal object TimelineHtml {
             append("<span class=\"swatch status-").append(status.name.lowercase()).append("\"></span>")
                 .append(status.name.lowercase()).append(' ')
         }
-        append(" · marks: ◆ checkpoint ▲ retry ● custom event ✕ failure ▮ interrupt (hover for details)</p>\n")
+        append(
+            " · marks: ◆ checkpoint ▲ retry ● custom event ✕ failure ▮ interrupt ◢ budget charge ◀ compensation (hover for details)</p>\n",
+        )
     }
 
     private fun StringBuilder.nodeTable(t: RunTimeline) {
@@ -186,7 +200,7 @@ internal object TimelineHtml {
             .append("<th>attempts</th><th>time</th></tr></thead>\n<tbody>\n")
         for (node in t.nodes) {
             var time = Duration.ZERO
-            for (bar in t.bars) if (bar.nodeId == node.nodeId) time += Duration.between(bar.start, bar.end)
+            for (bar in t.bars) if (bar.path == node.nodeId) time += Duration.between(bar.start, bar.end)
             append(
                 "<tr data-node=\"",
             ).append(Html.escape(node.nodeId)).append("\"><td>").append(Html.escape(node.nodeId))
@@ -196,6 +210,25 @@ internal object TimelineHtml {
                 .append("</td><td>").append(node.executions).append("</td><td>")
                 .append(if (node.attempts == 0 && t.approximate) "?" else node.attempts.toString())
                 .append("</td><td>").append(formatDuration(time)).append("</td></tr>\n")
+        }
+        append("</tbody>\n</table>\n")
+    }
+
+    /** Every execution as a row, in start order: what a short loop looks like when its bars are thin. */
+    private fun StringBuilder.executionTable(t: RunTimeline) {
+        append("<h2>Executions</h2>\n<table class=\"executions\">\n<thead><tr><th>#</th><th>path</th>")
+            .append(
+                "<th>execution</th><th>status</th><th>start</th><th>time</th><th>attempts</th></tr></thead>\n<tbody>\n",
+            )
+        t.bars.forEachIndexed { i, bar ->
+            append("<tr data-path=\"").append(Html.escape(bar.path)).append("\"><td>").append(i + 1).append("</td><td>")
+                .append(
+                    Html.escape(bar.path),
+                ).append("</td><td>").append(bar.execution).append("</td><td class=\"status-")
+                .append(bar.status.name.lowercase()).append("\">").append(bar.status.name).append("</td><td>+")
+                .append(formatDuration(Duration.between(t.startedAt, bar.start))).append("</td><td>")
+                .append(formatDuration(Duration.between(bar.start, bar.end))).append("</td><td>")
+                .append(if (bar.attempts == 0 && t.approximate) "?" else bar.attempts.toString()).append("</td></tr>\n")
         }
         append("</tbody>\n</table>\n")
     }
@@ -251,6 +284,9 @@ svg text { font: 12px system-ui, sans-serif; stroke: none; fill: #222; }
 .mark-checkpoint path { fill: #5c6bc0; stroke: #283593; } .mark-retry path { fill: #ff9800; stroke: #e65100; }
 .mark-custom circle { fill: #26a69a; stroke: #00695c; } .mark-failure path { stroke: #b71c1c; stroke-width: 3; fill: none; }
 .mark-interrupt rect { fill: #fdd835; stroke: #f57f17; }
+.mark-budget path { fill: #8e24aa; stroke: #4a148c; } .mark-compensation path { fill: #6d4c41; stroke: #3e2723; }
+.edge-label { fill: #555; font-size: 11px; font-style: italic; } .gnode .children { fill: #555; font-size: 10px; }
+table.executions td.status-completed, table.executions td.status-failed, table.executions td.status-interrupted { border-color: #ddd; }
 .edge { fill: none; stroke: #555; stroke-width: 1.4; } .edge.conditional, .edge.back { stroke-dasharray: 5 4; }
 .gnode text { text-anchor: middle; } .gnode .count { fill: #444; font-size: 11px; } .gnode .name { font-weight: 600; }
 .terminal rect { fill: #37474f; } .terminal text { fill: #fff; text-anchor: middle; }

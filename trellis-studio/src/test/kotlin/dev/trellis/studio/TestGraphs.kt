@@ -1,0 +1,88 @@
+package dev.trellis.studio
+
+import dev.trellis.graph.Graph
+import dev.trellis.graph.Reducer
+import dev.trellis.graph.StateSchema
+import dev.trellis.graph.graph
+import kotlinx.coroutines.CompletableDeferred
+
+/** A document: a topic, its draft, whether it was approved, its word count, long notes. */
+object Doc : StateSchema("doc") {
+    val topic = key("topic", default = "")
+    val draft = key("draft", default = "")
+    val approved = key("approved", default = false)
+    val words = key("words", default = 0)
+    val notes = key("notes", default = "")
+}
+
+/** A batch of items researched in parallel, one map task each. */
+object Batch : StateSchema("batch") {
+    val items = key("items", default = emptyList<String>())
+    val results = key("results", default = emptyList<String>(), reducer = Reducer.append())
+}
+
+/** One task of [Batch]. */
+object Task : StateSchema("task") {
+    val item = key("item", default = "")
+    val found = key("found", default = "")
+    val summary = key("summary", default = "")
+}
+
+/** The graphs the studio's tests run. */
+object TestGraphs {
+    /** write → count: a run that completes. */
+    val simple: Graph = graph("simple", Doc) {
+        val write = node("write") {
+            set(Doc.draft, "About ${get(Doc.topic)}")
+            set(Doc.notes, "n".repeat(1_000))
+        }
+        val count = node("count") { set(Doc.words, get(Doc.draft).split(' ').size) }
+        start(write)
+        write then count
+    }
+
+    /** write → approve (interrupts for a yes/no) → publish. */
+    val approval: Graph = graph("approval", Doc) {
+        val write = node("write") { set(Doc.draft, "About ${get(Doc.topic)}") }
+        val approve = node("approve") { set(Doc.approved, interrupt("Publish '${get(Doc.draft)}'? (yes/no)") == "yes") }
+        val publish = node("publish") { set(Doc.words, if (get(Doc.approved)) 2 else 0) }
+        start(write)
+        write then approve
+        approve then publish
+    }
+
+    private val task: Graph = graph("task", Task) {
+        val search = node("search") { set(Task.found, "found ${get(Task.item)}") }
+        val summarize = node("summarize") { set(Task.summary, get(Task.found).uppercase()) }
+        val approve = node("approve") { }
+        start(search)
+        search then summarize
+        summarize then approve
+    }
+
+    /** plan → research (a map of [task] over 4 items) → join. */
+    val fanout: Graph = graph("fanout", Batch) {
+        val plan = node("plan") { set(Batch.items, listOf("a", "b", "c", "d")) }
+        val research = map("research", over = Batch.items, graph = task) {
+            input { set(Task.item, item) }
+            output { child -> set(Batch.results, listOf(child[Task.summary])) }
+        }
+        val join = node("join") { }
+        start(plan)
+        plan then research
+        research then join
+    }
+
+    /** first → wait (until [gate] completes) → last. */
+    fun gated(gate: CompletableDeferred<Unit>): Graph = graph("gated", Doc) {
+        val first = node("first") { set(Doc.draft, "first") }
+        val wait = node("wait") {
+            gate.await()
+            set(Doc.words, 1)
+        }
+        val last = node("last") { set(Doc.approved, true) }
+        start(first)
+        first then wait
+        wait then last
+    }
+}
