@@ -1,7 +1,7 @@
 /*
  * Package dev.trellis.langchain4j — agents on LangChain4j models (`docs/agents.md`): chat nodes (`ChatNode.kt`,
- * `ChatCalls.kt`, `ChatActions.kt` for Java), tools and tool calls as map tasks (`Tools.kt`, `ToolNodes.kt`, MCP in
- * `McpConnection.kt`, `McpTools.kt`, `McpSchemas.kt`), agent graphs (`ReactAgent.kt`, `RouterNode.kt`,
+ * `ChatCalls.kt`, `ChatActions.kt` for Java), tools and tool calls as map tasks (`Tools.kt`, `ToolNodes.kt`; the tools of MCP
+ * servers are in the `trellis-mcp` module, same package), agent graphs (`ReactAgent.kt`, `RouterNode.kt`,
  * `Supervisor.kt`, `Voting.kt`, `Synthesizer.kt`), conversation memory in the state (`Conversation.kt`, `Message.kt`,
  * `Memory.kt`, `JdbcConversationMemory.kt`) and token usage (`Usage.kt`).
  *

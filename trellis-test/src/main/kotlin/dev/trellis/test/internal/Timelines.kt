@@ -5,7 +5,7 @@ import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.graph.Graph
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunResult
-import dev.trellis.runtime.timeline.RunTimeline
+import dev.trellis.studio.timeline.RunTimeline
 import java.time.Instant
 
 // The kit's one use of the run timeline (its HTML page and the node executions a checkpoint history shows): when the
