@@ -37,6 +37,8 @@ internal class SampleContext(
     val ask: (suspend (Interrupt) -> String)? = null,
     val telemetry: TrellisTelemetry? = null,
     val models: ResearchModels = ResearchModels.scripted(),
+    /** A graph spec the research sample loads instead of building its graph with the DSL (`--spec`). */
+    val spec: java.nio.file.Path? = null,
 ) {
     fun options(
         runId: String? = null,

@@ -15,13 +15,21 @@ internal class GraphContext(
     val built: Map<String, Graph>,
     /** The ids of the graph's nodes. */
     val nodeIds: Set<String>,
+    /** The keys whose declaration has problems (already reported): naming one reports nothing more. */
+    val brokenKeys: Set<String> = emptySet(),
 ) {
     /** The key [value] names, or null after reporting it. */
     fun key(value: SpecValue?, what: String, schema: StateSchema = this.schema): StateKey<Any?>? {
         val name = reader.name(value, what) ?: return null
         @Suppress("UNCHECKED_CAST")
         return schema.keyOrNull(name) as StateKey<Any?>? ?: run {
-            reader.report(value!!, "$what names key '$name', which schema '${schema.name}' does not declare${SpecReader.suggest(name, schema.keys.map { it.name })}; declare it under state.keys or fix the name.")
+            if (schema === this.schema && name in brokenKeys) return null
+            reader.report(
+                value!!,
+                "$what names key '$name', which schema '${schema.name}' does not " +
+                    "declare${SpecReader.suggest(name, schema.keys.map { it.name })}; declare it under state.keys or " +
+                    "fix the name.",
+            )
             null
         }
     }
@@ -32,7 +40,11 @@ internal class GraphContext(
         if (name == "END" && endAllowed) return Graph.END
         if (name !in nodeIds) {
             val end = if (endAllowed) " or END" else ""
-            reader.report(value!!, "$what names node '$name', which graph '$id' does not declare${SpecReader.suggest(name, nodeIds)}; use one of ${nodeIds.joinToString()}$end.")
+            reader.report(
+                value!!,
+                "$what names node '$name', which graph '$id' does not " +
+                    "declare${SpecReader.suggest(name, nodeIds)}; use one of ${nodeIds.joinToString()}$end.",
+            )
             return null
         }
         return name
@@ -42,7 +54,12 @@ internal class GraphContext(
     fun graph(value: SpecValue?, what: String): Graph? {
         val name = reader.name(value, what) ?: return null
         return built[name] ?: registry.graphs[name] ?: run {
-            reader.report(value!!, "$what references graph '$name', which is neither in this spec's graphs nor registered${SpecReader.suggest(name, built.keys + registry.graphs.keys)}; add it under graphs or register it with graph(...).")
+            val hint = SpecReader.suggest(name, built.keys + registry.graphs.keys)
+            reader.report(
+                value!!,
+                "$what references graph '$name', which is neither in this spec's graphs nor registered$hint; " +
+                    "add it under graphs or register it with graph(...).",
+            )
             null
         }
     }
@@ -51,14 +68,26 @@ internal class GraphContext(
     fun <T> handler(value: SpecValue?, what: String, map: Map<String, T>, kind: String): T? {
         val name = reader.name(value, what) ?: return null
         return map[name] ?: run {
-            reader.report(value!!, "$what: no $kind is registered as '$name'${SpecReader.suggest(name, map.keys)}; register it with $kind(\"$name\", ...) (registered: ${map.keys.joinToString().ifEmpty { "none" }}).")
+            reader.report(
+                value!!,
+                "$what: no $kind is registered as '$name'${SpecReader.suggest(name, map.keys)}; " +
+                    "register it with $kind(\"$name\", ...) " +
+                    "(registered: ${map.keys.joinToString().ifEmpty { "none" }}).",
+            )
             null
         }
     }
 
     /** The retry policy [value] describes. */
     fun retry(value: SpecValue?, what: String): Retry? {
-        val obj = reader.obj(value, what, setOf("maxAttempts", "backoff", "initialDelay", "maxDelay", "multiplier", "jitter", "retryOn"), setOf("maxAttempts")) ?: return null
+        val obj =
+            reader.obj(
+                value,
+                what,
+                setOf("maxAttempts", "backoff", "initialDelay", "maxDelay", "multiplier", "jitter", "retryOn"),
+                setOf("maxAttempts"),
+            )
+                ?: return null
         val before = reader.problems.size
         val attempts = reader.int(obj["maxAttempts"], "$what: maxAttempts", min = 1) ?: 1
         val backoff = obj["backoff"]?.let { reader.oneOf(it, "$what: backoff", BACKOFFS) } ?: Retry.Backoff.FIXED
@@ -70,9 +99,18 @@ internal class GraphContext(
         if (reader.problems.size > before) return null
         return try {
             var retry = when (backoff) {
-                Retry.Backoff.FIXED -> Retry.fixed(attempts, initial ?: Retry.fixed(1).initialDelay).let { r -> max?.let { r.withMaxDelay(it) } ?: r }
+                Retry.Backoff.FIXED -> Retry.fixed(attempts, initial ?: Retry.fixed(1).initialDelay).let {
+                    r ->
+                    max?.let { r.withMaxDelay(it) }
+                        ?: r
+                }
                 Retry.Backoff.LINEAR -> Retry.linear(attempts, initial ?: DEFAULT.initialDelay, max ?: DEFAULT.maxDelay)
-                Retry.Backoff.EXPONENTIAL -> Retry.exponential(attempts, initial ?: DEFAULT.initialDelay, multiplier ?: DEFAULT.multiplier, max ?: DEFAULT.maxDelay)
+                Retry.Backoff.EXPONENTIAL -> Retry.exponential(
+                    attempts,
+                    initial ?: DEFAULT.initialDelay,
+                    multiplier ?: DEFAULT.multiplier,
+                    max ?: DEFAULT.maxDelay,
+                )
             }
             if (jitter != null) retry = retry.withJitter(jitter)
             if (filter != null) retry = retry.retryOn(filter)
@@ -84,7 +122,11 @@ internal class GraphContext(
     }
 
     companion object {
-        val BACKOFFS = mapOf("fixed" to Retry.Backoff.FIXED, "linear" to Retry.Backoff.LINEAR, "exponential" to Retry.Backoff.EXPONENTIAL)
+        val BACKOFFS = mapOf(
+            "fixed" to Retry.Backoff.FIXED,
+            "linear" to Retry.Backoff.LINEAR,
+            "exponential" to Retry.Backoff.EXPONENTIAL,
+        )
         private val DEFAULT = Retry.exponential()
     }
 }

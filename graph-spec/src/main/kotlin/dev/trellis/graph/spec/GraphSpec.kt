@@ -56,7 +56,15 @@ public object GraphSpec {
         val size = Files.size(path)
         if (size > MAX_CHARS) {
             throw GraphSpecException(
-                listOf(SpecProblem("", 0, 0, "The spec file $path has $size bytes; the limit is $MAX_CHARS. Check that it is a graph spec, or split it.")),
+                listOf(
+                    SpecProblem(
+                        "",
+                        0,
+                        0,
+                        "The spec file $path has $size bytes; the limit is $MAX_CHARS. Check " +
+                            "that it is a graph spec, or split it.",
+                    ),
+                ),
             )
         }
         return load(Files.readString(path), registry, path.fileName.toString())

@@ -117,7 +117,7 @@ public class HandlerRegistry private constructor(builder: Builder) {
         /** Registers the node body [body] as [name] (`handler: name` in a spec). */
         public fun node(name: String, body: NodeBody): Builder = put(nodes, "node", name, body)
 
-        /** Registers a Java node [action] as [name]: it runs on the node's thread with the node's scope, not blocking. */
+        /** Registers a Java node [action] as [name]; it runs on the node's thread with the node's scope and must not block. */
         public fun nodeAction(name: String, action: Consumer<NodeScope>): Builder =
             node(name) { action.accept(this) }
 
@@ -166,7 +166,10 @@ public class HandlerRegistry private constructor(builder: Builder) {
 
         /** The registry. @throws IllegalArgumentException listing every name registered twice or unusable. */
         public fun build(): HandlerRegistry {
-            require(problems.isEmpty()) { "The handler registry is invalid:\n" + problems.joinToString("\n") { "  - $it" } }
+            require(problems.isEmpty()) {
+                "The handler registry is " +
+                    "invalid:\n" + problems.joinToString("\n") { "  - $it" }
+            }
             return HandlerRegistry(this)
         }
     }

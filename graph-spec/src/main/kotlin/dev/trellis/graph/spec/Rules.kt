@@ -36,7 +36,12 @@ internal object Rules {
     private val json = Json
 
     /** The condition [rule] describes, or null after reporting its problems to [reader]. */
-    fun compile(rule: SpecValue, schema: StateSchema, reader: SpecReader): ((State) -> Boolean)? {
+    fun compile(
+        rule: SpecValue,
+        schema: StateSchema,
+        reader: SpecReader,
+        brokenKeys: Set<String> = emptySet(),
+    ): ((State) -> Boolean)? {
         val what = "The rule"
         val obj = reader.obj(rule, what, setOf("key", "op", "value", "all", "any", "not")) ?: return null
         val combinators = listOf("all", "any", "not").filter { obj[it] != null }
@@ -46,7 +51,10 @@ internal object Rules {
         }
         when (combinators.firstOrNull()) {
             "all", "any" -> {
-                val parts = reader.list(obj[combinators[0]], "'${combinators[0]}'").map { compile(it, schema, reader) }
+                val parts = reader.list(
+                    obj[combinators[0]],
+                    "'${combinators[0]}'",
+                ).map { compile(it, schema, reader, brokenKeys) }
                 if (parts.isEmpty() || parts.any { it == null }) {
                     if (parts.isEmpty()) reader.report(obj, "'${combinators[0]}' needs at least one rule.")
                     return null
@@ -55,15 +63,33 @@ internal object Rules {
                 return if (combinators[0] == "all") { s -> all.all { it(s) } } else { s -> all.any { it(s) } }
             }
             "not" -> {
-                val inner = compile(obj["not"]!!, schema, reader) ?: return null
+                val inner = compile(obj["not"]!!, schema, reader, brokenKeys) ?: return null
                 return { s -> !inner(s) }
             }
         }
         val keyName = reader.name(obj["key"], "The rule's 'key'") ?: return null
-        val op = reader.oneOf(obj["op"] ?: run { reader.report(obj, "$what needs 'op' (${OPS.joinToString()})."); return null }, "The rule's 'op'", OPS.associateWith { it }) ?: return null
+        val op = reader.oneOf(
+            obj["op"] ?: run {
+                reader.report(
+                    obj,
+                    "$what needs 'op' " +
+                        "(${OPS.joinToString()}).",
+                )
+                return null
+            },
+            "The rule's 'op'",
+            OPS.associateWith { it },
+        ) ?: return null
+
         @Suppress("UNCHECKED_CAST")
         val key = schema.keyOrNull(keyName) as StateKey<Any?>? ?: run {
-            reader.report(obj["key"]!!, "The rule reads key '$keyName', which the state does not declare${SpecReader.suggest(keyName, schema.keys.map { it.name })}; declare it under state.keys or fix the name.")
+            if (keyName in brokenKeys) return null
+            reader.report(
+                obj["key"]!!,
+                "The rule reads key '$keyName', which the state does not " +
+                    "declare${SpecReader.suggest(keyName, schema.keys.map { it.name })}; declare it under state.keys " +
+                    "or fix the name.",
+            )
             return null
         }
         val needsValue = op != "isNull" && op != "notNull"
@@ -77,7 +103,12 @@ internal object Rules {
     }
 
     private fun actual(state: State, key: StateKey<Any?>): JsonElement =
-        if (!state.contains(key)) JsonNull else state[key]?.let { json.encodeToJsonElement(key.serializer, it) } ?: JsonNull
+        if (!state.contains(key)) {
+            JsonNull
+        } else {
+            state[key]?.let { json.encodeToJsonElement(key.serializer, it) }
+                ?: JsonNull
+        }
 
     private fun test(op: String, actual: JsonElement, expected: JsonElement): Boolean = when (op) {
         "eq" -> same(actual, expected)

@@ -45,7 +45,13 @@ internal class SpecExport(private val registry: HandlerRegistry) {
     private fun collect(graph: Graph) {
         val previous = seen.putIfAbsent(graph.id, graph)
         if (previous != null) {
-            if (previous !== graph) problem("/graphs/${graph.id}", "Two different graphs have id '${graph.id}'; give each graph its own id to export them together.")
+            if (previous !== graph) {
+                problem(
+                    "/graphs/${graph.id}",
+                    "Two different graphs have id '${graph.id}'; " +
+                        "give each graph its own id to export them together.",
+                )
+            }
             return
         }
         for (node in graph.nodes) {
@@ -75,11 +81,29 @@ internal class SpecExport(private val registry: HandlerRegistry) {
                     put(
                         key.name,
                         buildJsonObject {
-                            val type = SpecTypes.nameOf(key.serializer.descriptor, registry)
-                            if (type == null) problem("$at/keys/${key.name}", "State key '${key.name}' holds ${key.typeName}, which a spec cannot name; register a codec for it with codec(\"name\", serializer, class).")
+                            val type = SpecTypes.nameOf(key, registry)
+                            if (type == null) {
+                                problem(
+                                    "$at/keys/${key.name}",
+                                    "State key '${key.name}' holds " +
+                                        "${key.typeName}, which a spec cannot name; register a codec for it with " +
+                                        "codec(\"name\", serializer, class).",
+                                )
+                            }
                             put("type", type ?: key.typeName)
                             if (key.hasDefault) put("default", StateLoader.encode(key))
-                            key.reducer?.let { put("reducer", name(it, "$at/keys/${key.name}/reducer", "reducer of key '${key.name}'", "reducer")) }
+                            key.reducer?.let {
+                                put(
+                                    "reducer",
+                                    name(
+                                        it,
+                                        "$at/keys/${key.name}/reducer",
+                                        "reducer of " +
+                                            "key '${key.name}'",
+                                        "reducer",
+                                    ),
+                                )
+                            }
                         },
                     )
                 }
@@ -89,7 +113,11 @@ internal class SpecExport(private val registry: HandlerRegistry) {
 
     private fun name(handler: Any, at: String, what: String, kind: String): String =
         registry.nameOf(handler) ?: run {
-            problem(at, "The $what is not registered; register it with $kind(\"name\", ...) and build the graph with the registered object.")
+            problem(
+                at,
+                "The $what is not registered; register it with $kind(\"name\", ...) and build the graph " +
+                    "with the registered object.",
+            )
             "?"
         }
 
@@ -98,7 +126,13 @@ internal class SpecExport(private val registry: HandlerRegistry) {
         when (val composite = node.composite) {
             null -> {
                 val origin = Origins.of(node.body)
-                if (origin != null) put("interrupt", origin) else put("handler", name(node.body, "$at/handler", "body of node '${node.id}'", "node"))
+                if (origin !=
+                    null
+                ) {
+                    put("interrupt", origin)
+                } else {
+                    put("handler", name(node.body, "$at/handler", "body of node '${node.id}'", "node"))
+                }
                 node.slice?.reads?.let { keys -> put("reads", JsonArray(keys.map { JsonPrimitive(it.name) })) }
                 node.slice?.writes?.let { keys -> put("writes", JsonArray(keys.map { JsonPrimitive(it.name) })) }
             }
@@ -115,7 +149,18 @@ internal class SpecExport(private val registry: HandlerRegistry) {
                     put("over", composite.over.name)
                     val body = composite.body
                     val graph = composite.graph
-                    if (body != null) put("handler", name(body, "$at/map/handler", "task of map node '${node.id}'", "task"))
+                    if (body != null) {
+                        put(
+                            "handler",
+                            name(
+                                body,
+                                "$at/map/handler",
+                                "task of map node " +
+                                    "'${node.id}'",
+                                "task",
+                            ),
+                        )
+                    }
                     if (graph != null) put("graph", graph.id)
                     composite.mapping?.let { mapping(it, Origins.of(it.inputBlockOrNull ?: Unit), "$at/map") }
                     if (composite.maxConcurrency != Int.MAX_VALUE) put("maxConcurrency", composite.maxConcurrency)
@@ -136,18 +181,60 @@ internal class SpecExport(private val registry: HandlerRegistry) {
             )
         }
         if (node.interceptors.isNotEmpty()) {
-            put("interceptors", JsonArray(node.interceptors.map { JsonPrimitive(name(it, "$at/interceptors", "interceptor of node '${node.id}'", "interceptor")) }))
+            put(
+                "interceptors",
+                JsonArray(
+                    node.interceptors.map {
+                        JsonPrimitive(name(it, "$at/interceptors", "interceptor of node '${node.id}'", "interceptor"))
+                    },
+                ),
+            )
         }
-        node.compensation?.let { put("compensation", name(it, "$at/compensation", "compensation of node '${node.id}'", "compensation")) }
+        node.compensation?.let {
+            put(
+                "compensation",
+                name(
+                    it,
+                    "$at/compensation",
+                    "compensation of node " +
+                        "'${node.id}'",
+                    "compensation",
+                ),
+            )
+        }
     }
 
     private fun JsonObjectBuilder.mapping(mapping: Mapping, item: JsonElement?, at: String) {
         if (item != null) put("item", item)
         if (mapping.inputBlockOrNull != null && item == null || mapping.outputBlockOrNull != null) {
-            problem(at, "The mapping has an input { } or output { } block, which a spec cannot hold; map keys to keys (input(from, to), output(from, to)) to export it.")
+            problem(
+                at,
+                "The mapping has an input { } or output { } block, which a spec cannot hold; map keys to " +
+                    "keys (input(from, to), output(from, to)) to export it.",
+            )
         }
-        if (mapping.inputPairs.isNotEmpty()) put("inputs", JsonObject(mapping.inputPairs.associate { (p, c) -> p.name to JsonPrimitive(c.name) }))
-        if (mapping.outputPairs.isNotEmpty()) put("outputs", JsonObject(mapping.outputPairs.associate { (c, p) -> c.name to JsonPrimitive(p.name) }))
+        if (mapping.inputPairs.isNotEmpty()) {
+            put(
+                "inputs",
+                JsonObject(
+                    mapping.inputPairs.associate { (p, c) ->
+                        p.name to
+                            JsonPrimitive(c.name)
+                    },
+                ),
+            )
+        }
+        if (mapping.outputPairs.isNotEmpty()) {
+            put(
+                "outputs",
+                JsonObject(
+                    mapping.outputPairs.associate { (c, p) ->
+                        c.name to
+                            JsonPrimitive(p.name)
+                    },
+                ),
+            )
+        }
     }
 
     private fun retry(retry: Retry): JsonObject = buildJsonObject {
@@ -167,7 +254,10 @@ internal class SpecExport(private val registry: HandlerRegistry) {
             val routed = prefix.filterIsInstance<Edge.OnFailure>().map { it.from }.toSet()
             val expected = graph.nodes.map { it.id }.filter { it != handler && it !in routed }
             val suffix = graph.edges.takeLast(k)
-            if (suffix.all { it is Edge.OnFailure && it.to == handler && it.error === graph.config.defaultFailureKey } &&
+            val defaults = suffix.all {
+                it is Edge.OnFailure && it.to == handler && it.error === graph.config.defaultFailureKey
+            }
+            if (defaults &&
                 suffix.map { it.from } == expected
             ) {
                 return prefix
@@ -180,7 +270,11 @@ internal class SpecExport(private val registry: HandlerRegistry) {
 
     private fun condition(condition: Any, at: String, what: String): JsonElement =
         registry.nameOf(condition)?.let(::JsonPrimitive) ?: Origins.of(condition) ?: run {
-            problem(at, "The $what is not registered; register it with condition(\"name\", ...) and build the graph with the registered function, or write it as a rule.")
+            problem(
+                at,
+                "The $what is not registered; register it with condition(\"name\", ...) and build the " +
+                    "graph with the registered function, or write it as a rule.",
+            )
             JsonPrimitive("?")
         }
 
@@ -203,7 +297,15 @@ internal class SpecExport(private val registry: HandlerRegistry) {
                         edge.branches.mapIndexed { i, b ->
                             buildJsonObject {
                                 put("to", target(b.to))
-                                put("when", condition(b.condition, "$at/firstMatch/$i/when", "condition of the first-match route from '${edge.from}' to '${b.to}'"))
+                                put(
+                                    "when",
+                                    condition(
+                                        b.condition,
+                                        "$at/firstMatch/$i/when",
+                                        "condition of the " +
+                                            "first-match route from '${edge.from}' to '${b.to}'",
+                                    ),
+                                )
                             }
                         },
                     ),
@@ -218,14 +320,25 @@ internal class SpecExport(private val registry: HandlerRegistry) {
     }
 
     private fun config(config: GraphConfig, at: String): JsonObject = buildJsonObject {
-        if (config.maxNodeExecutions != GraphConfig.DEFAULT_MAX_NODE_EXECUTIONS) put("maxNodeExecutions", config.maxNodeExecutions)
+        if (config.maxNodeExecutions !=
+            GraphConfig.DEFAULT_MAX_NODE_EXECUTIONS
+        ) {
+            put("maxNodeExecutions", config.maxNodeExecutions)
+        }
         config.executionTimeout?.let { put("executionTimeout", it.text()) }
         if (config.maxConcurrency != Int.MAX_VALUE) put("maxConcurrency", config.maxConcurrency)
         if (config.failFast) put("failFast", true)
         config.defaultNodeTimeout?.let { put("defaultNodeTimeout", it.text()) }
         if (config.defaultRetry !== Retry.NONE) put("defaultRetry", retry(config.defaultRetry))
         if (config.interceptors.isNotEmpty()) {
-            put("interceptors", JsonArray(config.interceptors.map { JsonPrimitive(name(it, "$at/interceptors", "graph interceptor", "interceptor")) }))
+            put(
+                "interceptors",
+                JsonArray(
+                    config.interceptors.map {
+                        JsonPrimitive(name(it, "$at/interceptors", "graph interceptor", "interceptor"))
+                    },
+                ),
+            )
         }
         config.defaultFailureHandler?.let { handler ->
             put(

@@ -22,7 +22,11 @@ internal object SpecMigrations {
         val format = reader.int(formatValue, "format", min = 0) ?: return null
         return when {
             format > GraphSpec.FORMAT -> {
-                reader.report(formatValue, "The spec has format $format, newer than this version of Trellis reads (${GraphSpec.FORMAT}); upgrade Trellis, or export the graph with this version.")
+                reader.report(
+                    formatValue,
+                    "The spec has format $format, newer than this version of Trellis reads " +
+                        "(${GraphSpec.FORMAT}); upgrade Trellis, or export the graph with this version.",
+                )
                 null
             }
             format == 0 -> from0(root, reader)
@@ -32,7 +36,11 @@ internal object SpecMigrations {
 
     private fun from0(root: SpecValue.Obj, reader: SpecReader): SpecValue? {
         val id = root["id"] as? SpecValue.Str ?: run {
-            reader.report(root, "A format 0 spec names its graph with `id`; add it (or write format 1, see docs/graph-spec.md).")
+            reader.report(
+                root,
+                "A format 0 spec names its graph with `id`; add it (or write format 1, see " +
+                    "docs/graph-spec.md).",
+            )
             return null
         }
         val graph = SpecValue.Obj(root.pointer, root.line, root.column)
@@ -61,7 +69,13 @@ internal object SpecMigrations {
             }
             val renamed = SpecValue.Obj(edge.pointer, edge.line, edge.column)
             for ((key, value) in edge.entries) {
-                val name = if (key.text == "condition") SpecValue.Str(key.pointer, key.line, key.column, "when", key.kind) else key
+                val name = if (key.text ==
+                    "condition"
+                ) {
+                    SpecValue.Str(key.pointer, key.line, key.column, "when", key.kind)
+                } else {
+                    key
+                }
                 renamed.entries += name to value
             }
             result.items += renamed

@@ -22,7 +22,7 @@ public class SpecProblem(
             (
                 other is SpecProblem && other.pointer == pointer && other.line == line && other.column == column &&
                     other.message == message
-                )
+            )
 
     override fun hashCode(): Int = ((pointer.hashCode() * 31 + line) * 31 + column) * 31 + message.hashCode()
 

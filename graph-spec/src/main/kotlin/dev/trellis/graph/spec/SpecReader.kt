@@ -25,7 +25,11 @@ internal class SpecReader {
             if (!seen.add(key.text)) {
                 report(key, "$what declares '${key.text}' twice; keep one.")
             } else if (key.text !in allowed) {
-                report(key, "$what has no field '${key.text}'${suggest(key.text, allowed)}; the fields are ${allowed.joinToString()}.")
+                report(
+                    key,
+                    "$what has no field '${key.text}'${suggest(key.text, allowed)}; the fields are " +
+                        "${allowed.joinToString()}.",
+                )
             }
         }
         for (name in required) {
@@ -43,7 +47,15 @@ internal class SpecReader {
         }
         val seen = HashSet<String>()
         return value.entries.filter { (key, _) ->
-            seen.add(key.text).also { fresh -> if (!fresh) report(key, "$what declares '${key.text}' twice; ids must be unique, rename or remove one.") }
+            seen.add(key.text).also { fresh ->
+                if (!fresh) {
+                    report(
+                        key,
+                        "$what declares '${key.text}' twice; ids " +
+                            "must be unique, rename or remove one.",
+                    )
+                }
+            }
         }
     }
 
@@ -73,7 +85,11 @@ internal class SpecReader {
         if (value == null) return null
         val number = (value as? SpecValue.Str)?.takeIf { it.kind == SpecValue.Kind.INT }?.text?.toIntOrNull()
         if (number == null || number < min) {
-            report(value, "$what must be a whole number${if (min > Int.MIN_VALUE) " of at least $min" else ""}, but is ${value.what}.")
+            report(
+                value,
+                "$what must be a whole number${if (min > Int.MIN_VALUE) " of at least $min" else ""}, " +
+                    "but is ${value.what}.",
+            )
             return null
         }
         return number
@@ -113,7 +129,11 @@ internal class SpecReader {
     fun <T> oneOf(value: SpecValue?, what: String, choices: Map<String, T>): T? {
         val text = string(value, what) ?: return null
         return choices[text] ?: run {
-            report(value!!, "$what is '$text'${suggest(text, choices.keys)}; use one of ${choices.keys.joinToString()}.")
+            report(
+                value!!,
+                "$what is '$text'${suggest(text, choices.keys)}; use one of " +
+                    "${choices.keys.joinToString()}.",
+            )
             null
         }
     }
@@ -122,7 +142,12 @@ internal class SpecReader {
         /** ", did you mean 'x'?" for the known name closest to [name], when one is close. */
         fun suggest(name: String, known: Collection<String>): String {
             val best = known.minByOrNull { distance(name.lowercase(), it.lowercase()) } ?: return ""
-            return if (distance(name.lowercase(), best.lowercase()) <= maxOf(2, name.length / 3)) " (did you mean '$best'?)" else ""
+            return if (distance(name.lowercase(), best.lowercase()) <= maxOf(2, name.length / 3)) {
+                " (did you mean " +
+                    "'$best'?)"
+            } else {
+                ""
+            }
         }
 
         private fun distance(a: String, b: String): Int {

@@ -61,7 +61,8 @@ internal object SpecTree {
                     0,
                     0,
                     "The spec '$label' has ${text.length} characters; the limit is ${SpecLimits.MAX_CHARS}. Split it " +
-                        "into smaller graphs (subgraphs may be registered graphs) or check that this is the right file.",
+                        "into smaller graphs (subgraphs may be registered graphs) or check that this is the right " +
+                        "file.",
                 ),
             )
         }
@@ -129,7 +130,9 @@ internal object SpecTree {
                 value is SpecValue.Str -> {
                     val top = stack.lastOrNull()
                     if (top is SpecValue.Obj && pendingKey.last() == null) {
-                        pendingKey[pendingKey.size - 1] = value
+                        // A key: its pointer is its entry's.
+                        pendingKey[pendingKey.size - 1] =
+                            SpecValue.Str(top.pointer + "/" + escape(value.text), line, column, value.text, value.kind)
                     } else {
                         attach(stack, pendingKey, value)
                     }

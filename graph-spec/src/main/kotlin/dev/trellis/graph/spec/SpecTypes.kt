@@ -1,5 +1,6 @@
 package dev.trellis.graph.spec
 
+import dev.trellis.graph.StateKey
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.builtins.ListSerializer
 import kotlinx.serialization.builtins.MapSerializer
@@ -11,7 +12,12 @@ import kotlinx.serialization.descriptors.StructureKind
 import kotlinx.serialization.descriptors.nullable
 
 /** A state key's value type as a spec names it: its serializer, its value class and whether null is allowed. */
-internal class SpecType(val name: String, val serializer: KSerializer<Any?>, val valueClass: Class<*>, val nullable: Boolean)
+internal class SpecType(
+    val name: String,
+    val serializer: KSerializer<Any?>,
+    val valueClass: Class<*>,
+    val nullable: Boolean,
+)
 
 /**
  * The value types of state keys: `string`, `int`, `long`, `double`, `boolean`, `list<T>`, `map<string, T>` and the
@@ -32,6 +38,13 @@ internal object SpecTypes {
         "kotlin.Long" to "long",
         "kotlin.Double" to "double",
         "kotlin.Boolean" to "boolean",
+        // The serializers the Java facade gives keys of these types (`Keys.of`, `Keys.required`).
+        "java.lang.String" to "string",
+        "java.lang.Integer" to "int",
+        "java.lang.Long" to "long",
+        "java.lang.Double" to "double",
+        "dev.trellis.javaapi.JavaDouble" to "double",
+        "java.lang.Boolean" to "boolean",
     )
 
     /** The type [text] names, or an error message saying what is wrong and what would do. */
@@ -64,20 +77,33 @@ internal object SpecTypes {
         )
     }
 
-    private fun resolveNullable(text: String, registry: HandlerRegistry, depth: Int): Pair<KSerializer<Any?>, Class<*>> {
+    private fun resolveNullable(
+        text: String,
+        registry: HandlerRegistry,
+        depth: Int,
+    ): Pair<KSerializer<Any?>, Class<*>> {
         val (serializer, valueClass) = resolve(text.removeSuffix("?"), registry, depth + 1)
         @Suppress("UNCHECKED_CAST")
-        val typed = (if (text.endsWith("?")) (serializer as KSerializer<Any>).nullable else serializer) as KSerializer<Any?>
+        val typed = (
+            if (text.endsWith(
+                    "?",
+                )
+            ) {
+                (serializer as KSerializer<Any>).nullable
+            } else {
+                serializer
+            }
+        ) as KSerializer<Any?>
         return typed to valueClass
     }
+
+    /** The spec name of [key]'s type (nullable as the key is), or null when the spec cannot name it. */
+    fun nameOf(key: StateKey<*>, registry: HandlerRegistry): String? =
+        nameOf(key.serializer.descriptor, registry)?.removeSuffix("?")?.let { if (key.nullable) "$it?" else it }
 
     /** The spec name of the type [descriptor] describes, or null when the spec cannot name it (no codec for it). */
     fun nameOf(descriptor: SerialDescriptor, registry: HandlerRegistry): String? {
         val suffix = if (descriptor.isNullable) "?" else ""
-        for ((name, codec) in registry.codecs) {
-            val own = codec.first.descriptor
-            if (own == descriptor || (descriptor.isNullable && own.nullable == descriptor)) return name + suffix
-        }
         val base = when (descriptor.kind) {
             is PrimitiveKind -> PRIMITIVE_NAMES[descriptor.serialName.removeSuffix("?")]
             StructureKind.LIST -> nameOf(descriptor.getElementDescriptor(0), registry)?.let { "list<$it>" }
@@ -90,7 +116,12 @@ internal object SpecTypes {
                 }
             }
             else -> null
-        } ?: return null
-        return base + suffix
+        }
+        if (base != null) return base + suffix
+        for ((name, codec) in registry.codecs) {
+            val own = codec.first.descriptor
+            if (own == descriptor || (descriptor.isNullable && own.nullable == descriptor)) return name + suffix
+        }
+        return null
     }
 }

@@ -13,7 +13,18 @@ import kotlinx.serialization.json.JsonElement
 internal object StateLoader {
     private val json = Json
 
-    fun load(state: SpecValue?, graphId: String, registry: HandlerRegistry, reader: SpecReader): StateSchema? {
+    /**
+     * The schema of a graph's [state] section, or null when the section is unusable; a schema with problems is still
+     * returned (with the keys that are fine, their names added to [broken] otherwise) so that the rest of the graph is
+     * checked too.
+     */
+    fun load(
+        state: SpecValue?,
+        graphId: String,
+        registry: HandlerRegistry,
+        reader: SpecReader,
+        broken: MutableSet<String>,
+    ): StateSchema? {
         val what = "The state of graph '$graphId'"
         val obj = reader.obj(state, what, setOf("schema", "version", "keys"), setOf("keys")) ?: return null
         val name = reader.name(obj["schema"], "state.schema") ?: graphId
@@ -21,19 +32,30 @@ internal object StateLoader {
         val registered = registry.schemas[name]
         val keys = reader.entries(obj["keys"], "state.keys")
         val fresh = if (registered == null) StateSchema(name, version) else null
-        val before = reader.problems.size
-        for ((keyName, def) in keys) declare(keyName, def, fresh, registered, registry, reader)
+        for ((keyName, def) in keys) {
+            val before = reader.problems.size
+            declare(keyName, def, fresh, registered, registry, reader)
+            if (reader.problems.size > before) broken += keyName.text
+        }
         if (registered != null) {
             if (obj["version"] != null && registered.version != version) {
-                reader.report(obj["version"]!!, "state.version is $version, but the registered schema '$name' has version ${registered.version}; write ${registered.version}.")
+                reader.report(
+                    obj["version"]!!,
+                    "state.version is $version, but the registered schema '$name' has " +
+                        "version ${registered.version}; write ${registered.version}.",
+                )
             }
             val declared = keys.map { it.first.text }.toSet()
             val missing = registered.keys.map { it.name }.filter { it !in declared }
             if (missing.isNotEmpty()) {
-                reader.report(obj["keys"]!!, "state.keys does not declare $missing of the registered schema '$name'; declare every key of the schema.")
+                reader.report(
+                    obj["keys"]!!,
+                    "state.keys does not declare $missing of the registered schema " +
+                        "'$name'; declare every key of the schema.",
+                )
             }
         }
-        return if (reader.problems.size > before) null else registered ?: fresh
+        return registered ?: fresh
     }
 
     private fun declare(
@@ -58,13 +80,22 @@ internal object StateLoader {
         val reducer = obj["reducer"]?.let { value ->
             val reducerName = reader.name(value, "$what: reducer") ?: return
             registry.reducers[reducerName] ?: run {
-                reader.report(value, "$what: no reducer is registered as '$reducerName'${SpecReader.suggest(reducerName, registry.reducers.keys)}; register it with reducer(\"$reducerName\", ...) or use one of ${registry.reducers.keys}.")
+                reader.report(
+                    value,
+                    "$what: no reducer is registered as " +
+                        "'$reducerName'${SpecReader.suggest(reducerName, registry.reducers.keys)}; register it with " +
+                        "reducer(\"$reducerName\", ...) or use one of ${registry.reducers.keys}.",
+                )
                 return
             }
         }
         val default = obj["default"]?.let { value ->
             decode(type, Rules.toJson(value)).getOrElse {
-                reader.report(value, "$what: the default is not a ${type.name}: ${it.message?.lineSequence()?.first()}; write a ${type.name} value.")
+                reader.report(
+                    value,
+                    "$what: the default is not of type ${type.name} " +
+                        "(${it.message?.lineSequence()?.first()}); write a ${type.name} value.",
+                )
                 return
             }
         }
@@ -77,7 +108,11 @@ internal object StateLoader {
         try {
             if (obj["default"] == null) {
                 if (reducer != null) {
-                    reader.report(obj["reducer"]!!, "$what has a reducer but no default; a reducer folds writes into a value, so give it a default.")
+                    reader.report(
+                        obj["reducer"]!!,
+                        "$what has a reducer but no default; a reducer folds writes " +
+                            "into a value, so give it a default.",
+                    )
                     return
                 }
                 fresh!!.key(name.text, type.serializer, type.valueClass, type.nullable)
@@ -101,23 +136,40 @@ internal object StateLoader {
     ) {
         val what = "State key '${name.text}'"
         val key = schema.keyOrNull(name.text) ?: run {
-            reader.report(name, "$what is not a key of the registered schema '${schema.name}' (keys ${schema.keys.map { it.name }}); remove it or add it to the schema.")
+            reader.report(
+                name,
+                "$what is not a key of the registered schema '${schema.name}' (keys " +
+                    "${schema.keys.map { it.name }}); remove it or add it to the schema.",
+            )
             return
         }
-        val actualType = SpecTypes.nameOf(key.serializer.descriptor, registry)
+        val actualType = SpecTypes.nameOf(key, registry)
         if (actualType != type.name) {
-            reader.report(obj["type"]!!, "$what has type ${actualType ?: key.typeName} in the registered schema '${schema.name}'; write type: ${actualType ?: "(register a codec for ${key.typeName})"}.")
+            reader.report(
+                obj["type"]!!,
+                "$what has type ${actualType ?: key.typeName} in the registered schema " +
+                    "'${schema.name}'; write type: ${actualType ?: "(register a codec for ${key.typeName})"}.",
+            )
         }
         if (key.reducer !== reducer) {
             val expected = key.reducer?.let { registry.nameOf(it) }
-            reader.report(obj["reducer"] ?: obj, "$what has ${expected?.let { "reducer $it" } ?: if (key.reducer == null) "no reducer" else "an unregistered reducer"} in the registered schema '${schema.name}'; " + if (expected != null) "write reducer: $expected." else "match the schema.")
+            val has = when {
+                expected != null -> "reducer $expected"
+                key.reducer == null -> "no reducer"
+                else -> "an unregistered reducer"
+            }
+            val fix = if (expected != null) "write reducer: $expected." else "match the schema."
+            reader.report(obj["reducer"] ?: obj, "$what has $has in the registered schema '${schema.name}'; $fix")
         }
         if (key.hasDefault != (obj["default"] != null) || (key.hasDefault && key.default != default)) {
-            reader.report(obj["default"] ?: obj, "$what has ${if (key.hasDefault) "default ${encode(key)}" else "no default"} in the registered schema '${schema.name}'; " + if (key.hasDefault) "write default: ${encode(key)}." else "remove the default.")
+            val has = if (key.hasDefault) "default ${encode(key)}" else "no default"
+            val fix = if (key.hasDefault) "write default: ${encode(key)}." else "remove the default."
+            reader.report(obj["default"] ?: obj, "$what has $has in the registered schema '${schema.name}'; $fix")
         }
     }
 
-    fun decode(type: SpecType, value: JsonElement): Result<Any?> = runCatching { json.decodeFromJsonElement(type.serializer, value) }
+    fun decode(type: SpecType, value: JsonElement): Result<Any?> =
+        runCatching { json.decodeFromJsonElement(type.serializer, value) }
 
     fun encode(key: StateKey<*>): JsonElement {
         @Suppress("UNCHECKED_CAST")
