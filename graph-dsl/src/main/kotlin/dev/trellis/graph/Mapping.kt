@@ -117,6 +117,7 @@ public class SubgraphMapping internal constructor(parentSchema: StateSchema, chi
 
         override val hasInputBlock: Boolean get() = inputBlock != null
 
+        @InternalTrellisApi
         override val inputBlockOrNull: Any? get() = inputBlock
 
         /** The input of a child run started from [parent]. */
@@ -140,6 +141,7 @@ public class TaskMapping<T> internal constructor(parentSchema: StateSchema, chil
 
         override val hasInputBlock: Boolean get() = inputBlock != null
 
+        @InternalTrellisApi
         override val inputBlockOrNull: Any? get() = inputBlock
 
         /** The input of the child run of task [index] on [item], started from [parent]. */
