@@ -54,6 +54,22 @@ public sealed class Mapping(
     /** The parent keys this mapping writes through key-to-key outputs. */
     public val outputKeys: List<StateKey<*>> get() = outputs.map { it.second }
 
+    /** The key-to-key inputs as (parent key, child key) pairs, in declaration order; for tools such as the graph spec. */
+    @InternalTrellisApi
+    public val inputPairs: List<Pair<StateKey<*>, StateKey<*>>> get() = inputs.toList()
+
+    /** The key-to-key outputs as (child key, parent key) pairs, in declaration order; for tools such as the graph spec. */
+    @InternalTrellisApi
+    public val outputPairs: List<Pair<StateKey<*>, StateKey<*>>> get() = outputs.toList()
+
+    /** The output block, or null; for tools such as the graph spec, which names registered blocks. */
+    @InternalTrellisApi
+    public val outputBlockOrNull: (suspend NodeScope.(child: State) -> Unit)? get() = outputBlock
+
+    /** The input block (a `ChildInput.() -> Unit`, or `TaskInput<T>.() -> Unit`), or null; for tools. */
+    @InternalTrellisApi
+    public abstract val inputBlockOrNull: Any?
+
     /** Whether the mapping has blocks, which may read or write any key (then [inputKeys]/[outputKeys] are not all). */
     public abstract val hasBlocks: Boolean
 
@@ -101,6 +117,9 @@ public class SubgraphMapping internal constructor(parentSchema: StateSchema, chi
 
         override val hasInputBlock: Boolean get() = inputBlock != null
 
+        @InternalTrellisApi
+        override val inputBlockOrNull: Any? get() = inputBlock
+
         /** The input of a child run started from [parent]. */
         @InternalTrellisApi
         public fun inputFor(parent: State): State =
@@ -121,6 +140,9 @@ public class TaskMapping<T> internal constructor(parentSchema: StateSchema, chil
         override val hasBlocks: Boolean get() = inputBlock != null || outputBlock != null
 
         override val hasInputBlock: Boolean get() = inputBlock != null
+
+        @InternalTrellisApi
+        override val inputBlockOrNull: Any? get() = inputBlock
 
         /** The input of the child run of task [index] on [item], started from [parent]. */
         @InternalTrellisApi

@@ -23,7 +23,7 @@ import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.TimeSource
 
 /**
- * `trellis-samples [--json] [--list] [--model scripted|openai] [sample]`; [env] reads the environment (the
+ * `trellis-samples [--json] [--list] [--model scripted|openai] [--spec FILE] [sample]`; [env] reads the environment (the
  * `OPENAI_*` variables of `--model openai`).
  */
 internal class SamplesCommand(
@@ -46,6 +46,12 @@ internal class SamplesCommand(
             "(an OpenAI-compatible endpoint: ${ResearchModels.API_KEY}, ${ResearchModels.MODEL}, optionally " +
             "${ResearchModels.BASE_URL}).",
     ).choice(*ResearchModels.names.toTypedArray()).default("scripted")
+    private val spec by option(
+        "--spec",
+        metavar = "FILE",
+        help = "Load the research sample's graph from a YAML or JSON graph spec (docs/graph-spec.md) instead of the " +
+            "Kotlin DSL; the sample's own is samples/src/main/resources/dev/trellis/samples/research.yaml.",
+    ).path(mustExist = true, canBeDir = false)
     private val sample by argument(help = "The sample to run (default: ${Samples.DEFAULT}); see --list.")
         .choice(*Samples.all.map { it.name }.toTypedArray())
         .default(Samples.DEFAULT)
@@ -72,6 +78,7 @@ internal class SamplesCommand(
             ask = if (interactive) askOnStdin(terminal, json) else null,
             telemetry = otel?.telemetry,
             models = models,
+            spec = spec,
         )
         val pages = timeline?.let { TimelinePages(it) }
         val outcome = otel.use { runSample(terminal, chosen, context, pages, start) }

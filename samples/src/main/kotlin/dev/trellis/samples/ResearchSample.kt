@@ -159,8 +159,9 @@ internal object ResearchSample : Sample {
     override suspend fun run(context: SampleContext, onEvent: suspend (RunEvent) -> Unit): SampleOutcome {
         val tools = Tools()
         val budget = Budget().withMeter(CostMeter.TOKENS, TOKEN_BUDGET).withMaxNodeExecutions(40)
+        val graph = context.spec?.let { ResearchSpec.load(it, tools, context.models) } ?: graph(tools, context.models)
         val result = runAndCollect(
-            graph(tools, context.models),
+            graph,
             stateOf(Research.question to QUESTION),
             context,
             budget = budget,

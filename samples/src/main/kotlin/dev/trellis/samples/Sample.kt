@@ -41,6 +41,8 @@ internal class SampleContext(
     val models: ResearchModels = ResearchModels.scripted(),
     /** Where runs without their own checkpointing save checkpoints (the CLI's `studio` command); null for none. */
     private val store: CheckpointStore? = null,
+    /** A graph spec the research sample loads instead of building its graph with the DSL (`--spec`). */
+    val spec: java.nio.file.Path? = null,
 ) {
     fun options(
         runId: String? = null,
