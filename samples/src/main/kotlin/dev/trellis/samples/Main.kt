@@ -60,7 +60,9 @@ internal class SamplesCommand(
         "Runs a Trellis sample graph and shows its events live, then a summary. Exits with status 1 when a run ends " +
             "FAILED or CANCELLED (other than the cancellation sample's, which cancels on purpose).\n\n" +
             "Also: trellis-samples ${FleetSampleCommand.USAGE}: ${FleetSampleCommand.DESCRIPTION} " +
-            "(trellis-samples fleet --help)."
+            "(trellis-samples fleet --help); trellis-samples studio: the samples' runs in Trellis Studio " +
+            "(trellis-samples studio --help); trellis-samples eval research: the research sample's eval set " +
+            "(trellis-samples eval --help)."
 
     override fun run() {
         val terminal = Terminal()
@@ -68,6 +70,8 @@ internal class SamplesCommand(
             for (s in Samples.all) terminal.println("${s.name.padEnd(14)} ${s.description}")
             terminal.println("${"fleet".padEnd(14)} ${FleetSampleCommand.DESCRIPTION}; needs PostgreSQL")
             terminal.println("${"".padEnd(14)} ${FleetSampleCommand.USAGE}")
+            terminal.println("${"studio".padEnd(14)} the samples' runs (or a store's, --store) in Trellis Studio")
+            terminal.println("${"eval".padEnd(14)} a sample's eval set and its report: trellis-samples eval research")
             return
         }
         val chosen = Samples.named(sample)!!
