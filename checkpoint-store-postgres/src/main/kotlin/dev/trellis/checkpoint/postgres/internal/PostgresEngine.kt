@@ -54,7 +54,9 @@ internal class PostgresEngine(
 
     private val lockMillis = millis(lockTimeout, "lockTimeout")
     private val statementMillis = millis(statementTimeout, "statementTimeout")
-    private val networkMillis = (statementTimeout.toMillis() + NETWORK_SLACK_MILLIS).coerceAtMost(Int.MAX_VALUE.toLong())
+    private val networkMillis = (statementTimeout.toMillis() + NETWORK_SLACK_MILLIS).coerceAtMost(
+        Int.MAX_VALUE.toLong(),
+    )
 
     private val migrated = Mutex()
 

@@ -63,6 +63,7 @@ internal class SqliteEngine(
         "Another connection holds the file's write lock: a process writing it is stuck inside a transaction " +
             "(stopped with SIGSTOP or in a debugger, or frozen). Let that process go on or end it (its lease then " +
             "expires), or give this store a longer busyTimeout or unavailableAfter."
+
     private val mutex = Mutex()
     private var connection: Connection? = null
     private var closed = false
