@@ -19,6 +19,7 @@ import java.sql.SQLException
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
+import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 
 /**
@@ -152,7 +153,7 @@ public class JdbcCheckpointStore(
     override suspend fun append(lease: Lease, record: CheckpointRecord) {
         StoreRules.requireSameRun(lease, record)
         val batcher = groupCommit
-        if (batcher != null) batcher.append(lease, record) else appendAlone(lease, record)
+        if (batcher != null) batcher.append(lease, record) else appendAlone(lease, record, mayBeStored = false)
     }
 
     /**
@@ -166,13 +167,16 @@ public class JdbcCheckpointStore(
      *
      * An append whose commit went through but whose answer was lost (the connection cut after `COMMIT` was sent) is
      * tried again and finds the very record stored at its sequence ([storedAlready]): it succeeded, and nothing more
-     * is written.
+     * is written. Only a retry looks (or, with [mayBeStored], a batch's append written alone after the batch failed):
+     * a caller appending a stored record again gets the conflict.
      */
-    internal suspend fun appendAlone(lease: Lease, record: CheckpointRecord) {
+    internal suspend fun appendAlone(lease: Lease, record: CheckpointRecord, mayBeStored: Boolean = false) {
+        val attempts = AtomicInteger()
         shortWrite("append checkpoint ${record.sequence} to", record.runId) { c ->
+            val lookFirst = attempts.getAndIncrement() > 0 || mayBeStored
             if (!advanceLatest(c, lease, record)) {
                 val row = lockRun(c, lease.runId)
-                if (row != null && row.latestSequence >= record.sequence && storedAlready(c, record)) {
+                if (lookFirst && row != null && row.latestSequence >= record.sequence && storedAlready(c, record)) {
                     return@shortWrite
                 }
                 StoreRules.checkWritable(lease, row)
