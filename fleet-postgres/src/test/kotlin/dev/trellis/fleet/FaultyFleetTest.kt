@@ -83,7 +83,11 @@ class FaultyFleetTest {
 
     private val observer = object : FleetObserver {
         override fun finished(runId: String, attempt: Int, status: FleetStatus) {
-            if (status == FleetStatus.COMPLETED) completions.computeIfAbsent(runId) { AtomicInteger() }.incrementAndGet()
+            if (status ==
+                FleetStatus.COMPLETED
+            ) {
+                completions.computeIfAbsent(runId) { AtomicInteger() }.incrementAndGet()
+            }
         }
 
         override fun problem(error: Throwable) {
