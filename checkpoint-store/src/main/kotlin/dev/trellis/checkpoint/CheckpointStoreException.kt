@@ -71,6 +71,10 @@ public class UnreadableCheckpointException(
  * locked by another writer) and stayed unreachable for longer than the store's bound on retrying. This is an
  * infrastructure fault, not the graph's: a run that meets it stops **resumable** — it writes no FAILED checkpoint,
  * everything it appended before stays, and `resume` continues it once the store answers again.
+ *
+ * The SQLite and PostgreSQL stores throw it after retrying a fault that passes (a lost or reset connection, SQLSTATE
+ * class `08`, `57P01`–`57P03`, a deadlock, a locked file…) on fresh connections for their `unavailableAfter` (30 s by
+ * default); its message names the run, the store and what to do (`docs/persistence.md`, "The fault model").
  */
 public class CheckpointStoreUnavailableException(
     /** The store that could not be reached, as its operators know it (e.g. a JDBC URL without credentials). */

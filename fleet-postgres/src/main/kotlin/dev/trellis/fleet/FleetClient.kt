@@ -5,6 +5,11 @@ import dev.trellis.checkpoint.postgres.PostgresCheckpointStore
 import dev.trellis.fleet.internal.Listener
 import dev.trellis.fleet.internal.Queue
 import dev.trellis.fleet.internal.Tables
+import dev.trellis.fleet.internal.counts
+import dev.trellis.fleet.internal.list
+import dev.trellis.fleet.internal.purge
+import dev.trellis.fleet.internal.result
+import dev.trellis.fleet.internal.submit
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers

@@ -1,6 +1,7 @@
 package dev.trellis.fleet
 
 import dev.trellis.checkpoint.CheckpointRecord
+import dev.trellis.fleet.internal.answer
 
 /**
  * A handle on one run of the fleet's queue, from [FleetClient.submit] or [FleetClient.run]; any process may hold one.

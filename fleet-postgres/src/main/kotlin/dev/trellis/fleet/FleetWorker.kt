@@ -1,9 +1,7 @@
 package dev.trellis.fleet
 
 import dev.trellis.checkpoint.CheckpointStore
-import dev.trellis.checkpoint.CheckpointStoreException
 import dev.trellis.checkpoint.Lease
-import dev.trellis.checkpoint.RunOwnedException
 import dev.trellis.checkpoint.postgres.PostgresCheckpointStore
 import dev.trellis.fleet.internal.Claim
 import dev.trellis.fleet.internal.ClaimPacing
@@ -14,18 +12,13 @@ import dev.trellis.fleet.internal.Queue
 import dev.trellis.fleet.internal.StateJson
 import dev.trellis.fleet.internal.StoreLeases
 import dev.trellis.fleet.internal.Tables
-import dev.trellis.fleet.internal.outcomeOf
+import dev.trellis.fleet.internal.registerGraph
+import dev.trellis.fleet.internal.runClaimed
 import dev.trellis.graph.Graph
 import dev.trellis.runtime.Checkpointing
-import dev.trellis.runtime.GraphRunException
-import dev.trellis.runtime.ResumableRunException
 import dev.trellis.runtime.RunControl
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.StateMigration
-import dev.trellis.runtime.Status
-import dev.trellis.runtime.invoke
-import dev.trellis.runtime.resume
-import dev.trellis.runtime.stateAt
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
@@ -83,12 +76,13 @@ public class FleetWorker @JvmOverloads constructor(
             options.schema,
             leaseDuration = options.leaseDuration,
             groupCommit = options.groupCommit,
+            unavailableAfter = options.unavailableAfter,
         ),
     )
     private val storeLeases = StoreLeases(options.schema)
 
     private val tables = Tables(options.schema)
-    private val queue = Queue(dataSource, tables)
+    private val queue = Queue(dataSource, tables, options.unavailableAfter)
     private val leaseMillis = options.leaseDuration.toMillis()
     private val retryMillis = leaseMillis / RETRY_FRACTION
     private val observer = options.observer ?: object : FleetObserver {}
@@ -291,54 +285,8 @@ public class FleetWorker @JvmOverloads constructor(
             checkpointing = checkpointing,
             control = control,
         )
-        return try {
-            val context = FleetRunContext(claim.runId, claim.attempt, id, tables.runs) { lose(claim.runId, entry) }
-            withContext(context) {
-                // A first claim has no checkpoint yet (the runtime refuses to start over one that exists): one read less.
-                val latest = if (claim.attempt == 1) null else store.latest(claim.runId)
-                when (latest?.status) {
-                    null -> outcomeOf(retryMillis, graph.invoke(StateJson.decode(graph, claim.input), runOptions))
-                    Status.COMPLETED.name -> Outcome(
-                        FleetStatus.COMPLETED,
-                        output = StateJson.encode(
-                            graph.stateAt(store, claim.runId, migrations = registration.migrations),
-                        ),
-                    )
-                    Status.FAILED.name -> Outcome(
-                        FleetStatus.FAILED,
-                        error = "The run's last checkpoint records that it failed; fork it to run it again.",
-                    )
-                    else -> {
-                        // Answers apply while the run is still where it paused; once it checkpointed past that point
-                        // (an earlier claim resumed it, then died) they were consumed already.
-                        val answers = if (latest.status == Status.INTERRUPTED.name) claim.answers else emptyMap()
-                        outcomeOf(retryMillis, graph.resume(claim.runId, runOptions, answers))
-                    }
-                }
-            }
-        } catch (e: GraphRunException) {
-            outcomeOf(retryMillis, e.result)
-        } catch (e: ResumableRunException) {
-            // The store stayed unreachable: the run stopped resumable (no FAILED checkpoint); back to the queue.
-            Outcome(FleetStatus.RUNNING, retryInMillis = retryMillis, error = e.message)
-        } catch (e: RunOwnedException) {
-            // The previous owner's store lease has not expired yet: try again once it may have.
-            Outcome(FleetStatus.RUNNING, retryInMillis = retryMillis, error = e.message)
-        } catch (e: CheckpointStoreException) {
-            Outcome(FleetStatus.RUNNING, retryInMillis = retryMillis, error = e.message)
-        } catch (e: CancellationException) {
-            throw e
-        } catch (e: IllegalStateException) {
-            // The run could not be taken up now, typically because a stalled worker's last checkpoint landed between
-            // this worker's read of the position and its claim in the store: try again from the new position.
-            if (claim.attempt < MAX_SETUP_ATTEMPTS) {
-                Outcome(FleetStatus.RUNNING, retryInMillis = retryMillis, error = e.message)
-            } else {
-                Outcome(FleetStatus.FAILED, error = e.message ?: e.toString())
-            }
-        } catch (e: Exception) {
-            Outcome(FleetStatus.FAILED, error = e.message ?: e.toString())
-        }
+        val context = FleetRunContext(claim.runId, claim.attempt, id, tables.runs) { lose(claim.runId, entry) }
+        return runClaimed(claim, graph, registration.migrations, store, runOptions, retryMillis, context)
     }
 
     private suspend fun releaseAlone(lease: Lease) {
@@ -375,7 +323,8 @@ public class FleetWorker @JvmOverloads constructor(
         val snapshot = active.entries.filter { !it.value.finishing }.associate { it.key to it.value }
         if (snapshot.isEmpty()) return
         val held = try {
-            queue.heartbeat(id, snapshot.keys.toTypedArray(), leaseMillis)
+            // Retried within one heartbeat period; the next beat tries again.
+            queue.heartbeat(id, snapshot.keys.toTypedArray(), leaseMillis, options.heartbeat)
         } catch (e: Exception) {
             observer.problem(e)
             return
@@ -418,7 +367,6 @@ public class FleetWorker @JvmOverloads constructor(
 
     private companion object {
         const val RETRY_FRACTION = 4L
-        const val MAX_SETUP_ATTEMPTS = 20
         const val IDLE_CHECK_MILLIS = 50L
         val PURGE_EVERY_NANOS: Long = TimeUnit.SECONDS.toNanos(60)
     }

@@ -42,6 +42,13 @@ public class FleetWorkerOptions @JvmOverloads constructor(
      * `groupCommit`): as durable as one transaction each, far fewer commits with many runs at once.
      */
     public val groupCommit: Boolean = true,
+    /**
+     * How long the worker's database operations (its checkpoint store's and the queue's) retry faults that pass —
+     * a lost connection, a server restarting or failing over — before they give up
+     * (`CheckpointStoreUnavailableException`). A run that meets one goes back to the queue; the worker itself keeps
+     * going (`docs/scale-out.md`, "Faults").
+     */
+    public val unavailableAfter: Duration = Duration.ofSeconds(30),
 ) {
     init {
         require(concurrency >= 1) { "concurrency must be at least 1, but was $concurrency." }
@@ -56,6 +63,7 @@ public class FleetWorkerOptions @JvmOverloads constructor(
         ) { "pollInterval must be positive, but was $pollInterval." }
         require(retention == null || !retention.isNegative) { "retention must not be negative, but was $retention." }
         require(workerId.isNotBlank()) { "workerId must not be blank." }
+        require(!unavailableAfter.isNegative) { "unavailableAfter must not be negative, but was $unavailableAfter." }
     }
 
     /** The heartbeat period in effect. */

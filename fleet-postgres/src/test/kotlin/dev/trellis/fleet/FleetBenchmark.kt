@@ -4,6 +4,8 @@ import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.postgres.PostgresCheckpointStore
 import dev.trellis.fleet.internal.Queue
 import dev.trellis.fleet.internal.Tables
+import dev.trellis.fleet.internal.registerGraph
+import dev.trellis.fleet.internal.submit
 import dev.trellis.testing.TestPostgres
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
@@ -199,7 +201,9 @@ object FleetBenchmark {
             time("finish (fenced update + notify)", 1) {
                 queue.finish("w", "c-$it", 1, FleetStatus.COMPLETED, "{}", null, emptyList())
             }
-            time("heartbeat (32 runs)", 0) { queue.heartbeat("w", Array(32) { j -> "c-${(it + j) % n}" }, 30_000) }
+            time("heartbeat (32 runs)", 0) {
+                queue.heartbeat("w", Array(32) { j -> "c-${(it + j) % n}" }, 30_000, Duration.ofSeconds(30))
+            }
         } finally {
             pool.close()
             TestPostgres.dropSchema(schema)

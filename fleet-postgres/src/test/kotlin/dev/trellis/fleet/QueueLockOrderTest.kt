@@ -4,6 +4,8 @@ import dev.trellis.checkpoint.postgres.PostgresCheckpointStore
 import dev.trellis.fleet.internal.Queue
 import dev.trellis.fleet.internal.StoreLeases
 import dev.trellis.fleet.internal.Tables
+import dev.trellis.fleet.internal.registerGraph
+import dev.trellis.fleet.internal.submit
 import dev.trellis.testing.TestPostgres
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.runBlocking

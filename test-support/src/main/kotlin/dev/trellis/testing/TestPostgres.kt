@@ -2,6 +2,7 @@ package dev.trellis.testing
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres
 import org.postgresql.ds.PGSimpleDataSource
+import java.net.InetSocketAddress
 import java.sql.SQLException
 import java.util.UUID
 import javax.sql.DataSource
@@ -24,6 +25,60 @@ public object TestPostgres {
 
     /** The test database; found on first use, which fails with instructions when there is none. */
     public val dataSource: DataSource by lazy { find() }
+
+    /** The host and port of the test database's server (what a [FaultProxy] forwards to). */
+    public val address: InetSocketAddress by lazy {
+        val source = dataSource as? PGSimpleDataSource
+            ?: error("The test database is not a PGSimpleDataSource; FaultProxy tests need its host and port.")
+        InetSocketAddress(source.serverNames.first(), source.portNumbers.first().takeIf { it > 0 } ?: DEFAULT_PORT)
+    }
+
+    /**
+     * A data source for the test database whose connections go through [proxy] (see [FaultProxy]), tagged with
+     * [applicationName] (`pg_stat_activity.application_name`, so that a test can find and terminate their backends).
+     * Connecting and logging in are bounded ([USE_TIMEOUT_SECONDS]), so a stalled proxy cannot hang a connect.
+     */
+    public fun through(proxy: FaultProxy, applicationName: String): PGSimpleDataSource {
+        val source = dataSource as PGSimpleDataSource
+        return PGSimpleDataSource().apply {
+            serverNames = arrayOf("127.0.0.1")
+            portNumbers = intArrayOf(proxy.port)
+            databaseName = source.databaseName
+            user = source.user
+            password = source.password
+            this.applicationName = applicationName
+            connectTimeout = USE_TIMEOUT_SECONDS
+            loginTimeout = USE_TIMEOUT_SECONDS
+        }
+    }
+
+    /** Terminates every backend serving [applicationName] (`pg_terminate_backend`: SQLSTATE 57P01) and waits for them. */
+    public fun terminate(applicationName: String): Int {
+        dataSource.connection.use { c ->
+            val killed = c.prepareStatement(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?",
+            ).use {
+                it.setString(1, applicationName)
+                it.executeQuery().use { rs ->
+                    rs.next()
+                    rs.getInt(1)
+                }
+            }
+            val deadline = System.nanoTime() + USE_TIMEOUT_SECONDS * 1_000_000_000L
+            while (System.nanoTime() < deadline) {
+                val left = c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?").use {
+                    it.setString(1, applicationName)
+                    it.executeQuery().use { rs ->
+                        rs.next()
+                        rs.getInt(1)
+                    }
+                }
+                if (left == 0) break
+                Thread.sleep(5)
+            }
+            return killed
+        }
+    }
 
     /** A schema name no other test uses. */
     public fun newSchema(): String = "trellis_test_" + UUID.randomUUID().toString().replace("-", "").take(16)
@@ -82,6 +137,7 @@ public object TestPostgres {
     }
 
     private const val PROBE_TIMEOUT_SECONDS = 3
+    private const val DEFAULT_PORT = 5432
     private const val USE_TIMEOUT_SECONDS = 60
 
     private fun answer(source: DataSource): SQLException? = try {

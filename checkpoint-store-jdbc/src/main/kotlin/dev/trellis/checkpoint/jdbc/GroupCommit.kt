@@ -12,6 +12,7 @@ import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
 import java.sql.Connection
@@ -37,7 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger
  */
 internal class GroupCommit(
     private val engine: JdbcEngine,
-    private val appendAlone: suspend (Lease, CheckpointRecord) -> Unit,
+    /** Appends in a transaction of its own; the flag says whether the record may be stored already (a failed batch). */
+    private val appendAlone: suspend (Lease, CheckpointRecord, Boolean) -> Unit,
 ) {
     private class Pending(val lease: Lease, val record: CheckpointRecord) {
         val state = AtomicInteger(QUEUED)
@@ -58,12 +60,12 @@ internal class GroupCommit(
 
     /** Appends [record] with the next batch; returns once that batch committed. */
     suspend fun append(lease: Lease, record: CheckpointRecord) {
-        if (closed) return appendAlone(lease, record)
+        if (closed) return appendAlone(lease, record, false)
         if (queue.isEmpty() && writing.compareAndSet(false, true)) {
             // Nothing in flight and nothing waiting: written at once, alone, as without group commit; appends that
             // arrive meanwhile wait for the next batch.
             try {
-                appendAlone(lease, record)
+                appendAlone(lease, record, false)
             } finally {
                 writing.set(false)
                 if (queue.isNotEmpty() && writing.compareAndSet(false, true)) scope.launch { drain() }
@@ -123,13 +125,19 @@ internal class GroupCommit(
         try {
             engine.transaction { c -> writeAll(c, batch, refused) }
         } catch (_: Exception) {
-            // Rolled back as a whole: each append alone, so that the one that broke it fails alone.
-            for (p in batch) {
-                try {
-                    appendAlone(p.lease, p.record)
-                    p.done.complete(Unit)
-                } catch (e: Throwable) {
-                    p.done.completeExceptionally(e)
+            // Rolled back as a whole (or its answer lost): each append alone, so that the one that broke it fails
+            // alone, all at once, so that a database that is away for a while is waited for once, not once each.
+            // An append whose batch did commit finds its checkpoint stored (appendAlone).
+            coroutineScope {
+                for (p in batch) {
+                    launch {
+                        try {
+                            appendAlone(p.lease, p.record, true)
+                            p.done.complete(Unit)
+                        } catch (e: Throwable) {
+                            p.done.completeExceptionally(e)
+                        }
+                    }
                 }
             }
             return

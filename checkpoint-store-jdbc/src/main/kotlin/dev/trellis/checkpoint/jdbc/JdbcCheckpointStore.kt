@@ -20,6 +20,7 @@ import java.sql.SQLException
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
+import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 
 /**
@@ -38,6 +39,11 @@ public class JdbcCheckpointStore(
      * previous transaction committed and writes them in one; each caller returns once its batch committed.
      */
     groupCommit: Boolean = false,
+    /**
+     * How long an operation retries a fault that passes (a lost connection, a restarting server, a locked file:
+     * [TransientFaults]) before it throws [dev.trellis.checkpoint.CheckpointStoreUnavailableException].
+     */
+    private val unavailableAfter: Duration = TransientFaults.DEFAULT_UNAVAILABLE_AFTER,
 ) : CheckpointStore {
     private val runs = engine.runsTable
     private val checkpoints = engine.checkpointsTable
@@ -52,10 +58,12 @@ public class JdbcCheckpointStore(
     private val latestSql = "SELECT $RECORD_COLUMNS FROM $checkpoints WHERE run_id = ? ORDER BY sequence DESC LIMIT 1"
     private val lockRunSql = "SELECT $RUN_COLUMNS FROM $runs WHERE run_id = ?${engine.lockRow}"
     private val existsSql = "SELECT 1 FROM $checkpoints WHERE run_id = ? AND sequence = ?"
+    private val storedSql = "SELECT $RECORD_COLUMNS FROM $checkpoints WHERE run_id = ? AND sequence = ?"
     private val groupCommit = if (groupCommit) GroupCommit(engine, ::appendAlone) else null
 
     init {
         StoreRules.requireLeaseDuration(leaseDuration)
+        TransientFaults.requireBound(unavailableAfter)
         require(clock != null || engine.nowMillisQuery != null) {
             "${engine.description} has no clock of its own; pass the clock lease expiry is measured with."
         }
@@ -146,7 +154,7 @@ public class JdbcCheckpointStore(
     override suspend fun append(lease: Lease, record: CheckpointRecord) {
         StoreRules.requireSameRun(lease, record)
         val batcher = groupCommit
-        if (batcher != null) batcher.append(lease, record) else appendAlone(lease, record)
+        if (batcher != null) batcher.append(lease, record) else appendAlone(lease, record, mayBeStored = false)
     }
 
     /**
@@ -157,11 +165,21 @@ public class JdbcCheckpointStore(
      * statement instead of a select of the row and an update. When that update changes no row, the run row is
      * selected and checked as [StoreRules] does, which throws the same exception with the same message as always
      * (or, for a record whose parent is further back, finds it stored and appends).
+     *
+     * An append whose commit went through but whose answer was lost (the connection cut after `COMMIT` was sent) is
+     * tried again and finds the very record stored at its sequence ([storedAlready]): it succeeded, and nothing more
+     * is written. Only a retry looks (or, with [mayBeStored], a batch's append written alone after the batch failed):
+     * a caller appending a stored record again gets the conflict.
      */
-    internal suspend fun appendAlone(lease: Lease, record: CheckpointRecord) {
+    internal suspend fun appendAlone(lease: Lease, record: CheckpointRecord, mayBeStored: Boolean = false) {
+        val attempts = AtomicInteger()
         shortWrite("append checkpoint ${record.sequence} to", record.runId) { c ->
+            val lookFirst = attempts.getAndIncrement() > 0 || mayBeStored
             if (!advanceLatest(c, lease, record)) {
                 val row = lockRun(c, lease.runId)
+                if (lookFirst && row != null && row.latestSequence >= record.sequence && storedAlready(c, record)) {
+                    return@shortWrite
+                }
                 StoreRules.checkWritable(lease, row)
                 StoreRules.checkNext(record, row!!) { parent -> exists(c, record.runId, parent) }
                 val updated = engine.withStatement(c, updateLatestSql) {
@@ -189,6 +207,22 @@ public class JdbcCheckpointStore(
             bindAdvance(it, record, lease)
             it.executeUpdate()
         } == 1
+    }
+
+    /** Whether the checkpoint stored at [record]'s sequence is [record] itself (written by an earlier attempt). */
+    private fun storedAlready(c: Connection, record: CheckpointRecord): Boolean {
+        val stored = try {
+            engine.withStatement(c, storedSql) { statement ->
+                statement.setString(1, record.runId)
+                statement.setLong(2, record.sequence)
+                statement.executeQuery().use { rs -> if (rs.next()) record(rs) else null }
+            }
+        } catch (_: UnreadableCheckpointException) {
+            null
+        }
+        return stored != null && stored.payload == record.payload && stored.status == record.status &&
+            stored.kind == record.kind && stored.parentSequence == record.parentSequence &&
+            stored.createdAt == record.createdAt && stored.metadata == record.metadata
     }
 
     override suspend fun latest(runId: String): CheckpointRecord? {
@@ -331,20 +365,23 @@ public class JdbcCheckpointStore(
     private suspend fun <T> shortWrite(action: String, runId: String, block: (Connection) -> T): T =
         reporting(action, runId) { engine.shortTransaction(block) }
 
-    /** Runs [transaction], turning its [SQLException] into a [CheckpointStoreException] naming [action] and [runId]. */
-    private inline fun <T> reporting(action: String, runId: String?, transaction: () -> T): T {
+    /**
+     * Runs [transaction], again on a fresh transaction while it fails with a fault that passes, for up to
+     * [unavailableAfter] ([TransientFaults.retrying]); then throws
+     * [dev.trellis.checkpoint.CheckpointStoreUnavailableException]. Any other [SQLException] becomes a
+     * [CheckpointStoreException] naming [action] and [runId] at once.
+     */
+    private suspend fun <T> reporting(action: String, runId: String?, transaction: suspend () -> T): T {
         try {
-            return transaction()
+            return TransientFaults.retrying(
+                unavailableAfter,
+                engine::isTransient,
+                { e, attempts, waited -> unavailable(engine, action, runId, e, attempts, waited) },
+            ) { transaction() }
         } catch (e: SQLException) {
-            throw storeFailure(if (runId == null) action else "$action run '$runId'", e)
+            throw storeFailure(engine, if (runId == null) action else "$action run '$runId'", e)
         }
     }
-
-    private fun storeFailure(what: String, e: SQLException) = CheckpointStoreException(
-        "Could not $what in ${engine.description}: ${e.message} (SQL state ${e.sqlState}). Check that the " +
-            "database is reachable and writable; the operation was rolled back and may be retried.",
-        e,
-    )
 
     private fun lockRun(c: Connection, runId: String): RunRow? =
         engine.withStatement(c, lockRunSql) { statement ->

@@ -10,6 +10,19 @@ public interface JdbcEngine : AutoCloseable {
     /** Names the database in error messages, for example `SQLite database /tmp/trellis.db`. */
     public val description: String
 
+    /**
+     * Names the store in [dev.trellis.checkpoint.CheckpointStoreUnavailableException.store]: the database file, or
+     * the JDBC URL without credentials.
+     */
+    public val location: String get() = description
+
+    /** Whether [e], thrown by a transaction, is a fault that passes and is retried ([TransientFaults]). */
+    public fun isTransient(e: Throwable): Boolean = TransientFaults.isTransient(e)
+
+    /** What an operator should do when the store stayed unavailable after [e], for the end of the error message. */
+    public fun unavailableAdvice(e: Throwable): String =
+        "Check that the database is up and reachable (network, failover, connection limits)."
+
     /** The qualified name of the runs table. */
     public val runsTable: String
 

@@ -2,6 +2,7 @@ package dev.trellis.checkpoint.postgres
 
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.checkpoint.jdbc.JdbcCheckpointStore
+import dev.trellis.checkpoint.jdbc.TransientFaults
 import dev.trellis.checkpoint.postgres.internal.PostgresEngine
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
@@ -23,6 +24,16 @@ import javax.sql.DataSource
  * and runs each statement at most [statementTimeout]; the server ends a transaction left idle for [lockTimeout] (its
  * worker frozen or cut off), which frees the row for a takeover. A cancelled caller cancels its running statement.
  *
+ * **Faults.** A fault that passes — a connection lost or reset, a server restarting or failing over (SQLSTATE class
+ * `08`, `57P01`–`57P03`), a deadlock or serialization failure (`40P01`, `40001`), a row lock not granted in time
+ * (`55P03`) — is retried on a fresh connection with exponential backoff for up to [unavailableAfter], and then
+ * reported as [dev.trellis.checkpoint.CheckpointStoreUnavailableException] (the run stops resumable). An append
+ * whose commit went through but whose answer was lost is found stored on the retry and counts as done. A server
+ * that stops answering on an open connection is given [statementTimeout] plus 5 s before the connection is dropped
+ * and the operation retried. Set the data source's own connect and login timeouts (pgjdbc's `connectTimeout`,
+ * `loginTimeout`; HikariCP's `connectionTimeout`) so that opening a connection is bounded too.
+ * See `docs/persistence.md`, "The fault model".
+ *
  * ```kotlin
  * val dataSource = HikariDataSource(HikariConfig().apply { jdbcUrl = "jdbc:postgresql://db:5432/app?user=trellis" })
  * val store = PostgresCheckpointStore(dataSource)
@@ -38,6 +49,8 @@ import javax.sql.DataSource
  *   transaction that went idle (a frozen worker); PostgreSQL's `lock_timeout` and
  *   `idle_in_transaction_session_timeout` for the store's transactions.
  * @param statementTimeout the longest one statement of the store runs (`statement_timeout`).
+ * @param unavailableAfter how long an operation retries faults that pass before it throws
+ *   [dev.trellis.checkpoint.CheckpointStoreUnavailableException]; zero reports the first one at once.
  * @param groupCommit whether concurrent appends of any runs share transactions: one writer takes every append queued
  *   while its previous transaction committed and writes them in one, each run's lease epoch and parent checked as a
  *   lone append checks them (a refused append fails alone). An append still returns only once it is committed, so
@@ -58,6 +71,7 @@ public class PostgresCheckpointStore private constructor(
         lockTimeout: Duration = DEFAULT_LOCK_TIMEOUT,
         statementTimeout: Duration = DEFAULT_STATEMENT_TIMEOUT,
         groupCommit: Boolean = false,
+        unavailableAfter: Duration = DEFAULT_UNAVAILABLE_AFTER,
     ) : this(
         schema,
         JdbcCheckpointStore(
@@ -65,6 +79,7 @@ public class PostgresCheckpointStore private constructor(
             clock,
             leaseDuration,
             groupCommit,
+            unavailableAfter,
         ),
     )
 
@@ -75,6 +90,10 @@ public class PostgresCheckpointStore private constructor(
         /** How long a transaction waits for a row lock, and how long the server keeps an idle transaction. */
         @JvmField
         public val DEFAULT_LOCK_TIMEOUT: Duration = Duration.ofSeconds(10)
+
+        /** How long an operation retries faults that pass (a lost connection, a restarting server): 30 s. */
+        @JvmField
+        public val DEFAULT_UNAVAILABLE_AFTER: Duration = TransientFaults.DEFAULT_UNAVAILABLE_AFTER
 
         /** How long one statement may run. */
         @JvmField

@@ -2,6 +2,7 @@ package dev.trellis.checkpoint.sqlite
 
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.checkpoint.jdbc.JdbcCheckpointStore
+import dev.trellis.checkpoint.jdbc.TransientFaults
 import dev.trellis.checkpoint.sqlite.internal.SqliteEngine
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
@@ -37,7 +38,11 @@ import java.time.Duration
  * @param path the database file; created with its parent directories if missing.
  * @param clock the time source for lease expiry.
  * @param leaseDuration how long a claim or renewal lasts.
- * @param busyTimeout how long a write waits for another process's write lock before failing.
+ * @param busyTimeout how long one attempt of a write waits for another connection's write lock on the file.
+ * @param unavailableAfter how long an operation keeps trying while the file stays locked (SQLITE_BUSY after
+ *   [busyTimeout], SQLITE_LOCKED) before it throws [dev.trellis.checkpoint.CheckpointStoreUnavailableException]
+ *   naming the run and the file: a writer frozen inside a transaction (SIGSTOP) blocks a claim at most about
+ *   this long plus one [busyTimeout]. See `docs/persistence.md`, "The fault model".
  * @param dispatcher where blocking JDBC calls run (every call that may wait: opening, reads, claims, appends and
  *   releases that find the connection or the file's write lock taken), and the WAL checkpoints.
  * @param syncEveryCommit whether every commit waits for the disk (`synchronous=FULL`). By default (`NORMAL`, safe
@@ -57,9 +62,15 @@ public class SqliteCheckpointStore private constructor(
         busyTimeout: Duration = Duration.ofSeconds(10),
         dispatcher: CoroutineDispatcher = Dispatchers.IO,
         syncEveryCommit: Boolean = false,
+        unavailableAfter: Duration = TransientFaults.DEFAULT_UNAVAILABLE_AFTER,
     ) : this(
         path,
-        JdbcCheckpointStore(SqliteEngine(path, dispatcher, busyTimeout, syncEveryCommit), clock, leaseDuration),
+        JdbcCheckpointStore(
+            SqliteEngine(path, dispatcher, busyTimeout, syncEveryCommit),
+            clock,
+            leaseDuration,
+            unavailableAfter = unavailableAfter,
+        ),
     )
 
     override fun toString(): String = "SqliteCheckpointStore($path)"

@@ -27,7 +27,10 @@ import javax.sql.DataSource
  * waited for at most [lockTimeout], a statement runs at most [statementTimeout], and a transaction left idle for
  * [lockTimeout] — its worker frozen (SIGSTOP, a long GC pause) or cut off by the network — is ended by the server,
  * which frees the row it locked for a takeover. A cancelled caller cancels the running statement
- * (`PGConnection.cancelQuery`) instead of waiting for it.
+ * (`PGConnection.cancelQuery`) instead of waiting for it. The client waits at most [statementTimeout] plus
+ * [NETWORK_SLACK_MILLIS] for any answer of the server (the connection's network timeout): a connection that went
+ * silent — a network partition, a stalled proxy — fails with a connection error (SQLSTATE 08006), and the store
+ * retries on a fresh connection.
  */
 internal class PostgresEngine(
     private val dataSource: DataSource,
@@ -36,7 +39,12 @@ internal class PostgresEngine(
     lockTimeout: Duration,
     statementTimeout: Duration,
 ) : JdbcEngine {
-    override val description: String = "PostgreSQL schema $schema"
+    override val description: String get() = "PostgreSQL schema $schema" + (url?.let { " at $it" } ?: "")
+    override val location: String get() = url ?: "PostgreSQL schema $schema"
+
+    /** The database's JDBC URL without credentials: the data source's, or else once a connection told it. */
+    @Volatile
+    private var url: String? = withoutCredentials(configuredUrl(dataSource))
     override val runsTable: String = "$schema.trellis_runs"
     override val checkpointsTable: String = "$schema.trellis_checkpoints"
     override val nodeCacheTable: String = "$schema.trellis_node_cache"
@@ -46,6 +54,9 @@ internal class PostgresEngine(
 
     private val lockMillis = millis(lockTimeout, "lockTimeout")
     private val statementMillis = millis(statementTimeout, "statementTimeout")
+    private val networkMillis = (statementTimeout.toMillis() + NETWORK_SLACK_MILLIS).coerceAtMost(
+        Int.MAX_VALUE.toLong(),
+    )
 
     private val migrated = Mutex()
 
@@ -99,6 +110,8 @@ internal class PostgresEngine(
                 dataSource.connection.use { c ->
                     borrowed.lend(c)
                     try {
+                        c.setNetworkTimeout(Runnable::run, networkMillis.toInt())
+                        if (url == null) url = withoutCredentials(c.metaData.url)
                         c.autoCommit = false
                         c.inTransaction { tx ->
                             bound(tx)
@@ -159,6 +172,10 @@ internal class PostgresEngine(
         }
     }
 
+    override fun unavailableAdvice(e: Throwable): String =
+        "Check that the server is up and reachable from this process (network, failover, max_connections, the " +
+            "pool's size); a server that restarts or fails over is waited for this long."
+
     override fun close() {
         // The data source belongs to the caller.
     }
@@ -166,6 +183,30 @@ internal class PostgresEngine(
     private companion object {
         val SCHEMA_NAME = Regex("[a-z_][a-z0-9_]{0,62}")
         const val CANCEL_RETRY_MILLIS = 100L
+
+        /** How much longer than the statement timeout the client waits for an answer before it drops a connection. */
+        const val NETWORK_SLACK_MILLIS = 5_000L
+
+        private val CREDENTIALS = Regex("(?i)([?&;])(user|password|sslpassword|sslkey)=[^&;]*")
+
+        /** The URL [dataSource] connects to, if it tells (pgjdbc's data sources, HikariCP's `jdbcUrl`). */
+        fun configuredUrl(dataSource: DataSource): String? = try {
+            if (dataSource is org.postgresql.ds.common.BaseDataSource) {
+                dataSource.getUrl()
+            } else {
+                dataSource.javaClass.methods.firstOrNull { it.name == "getJdbcUrl" && it.parameterCount == 0 }
+                    ?.invoke(dataSource) as? String
+            }
+        } catch (_: ReflectiveOperationException) {
+            null
+        }
+
+        /** [url] without its user, password and key parameters, or user information. */
+        fun withoutCredentials(url: String?): String? = url
+            ?.replace(Regex("//[^/@]*@"), "//")
+            ?.replace(CREDENTIALS, "$1")
+            ?.replace(Regex("[?&;]+$"), "")
+            ?.replace(Regex("([?&;])[&;]+"), "$1")
 
         fun millis(timeout: Duration, name: String): String {
             require(!timeout.isNegative && timeout.toMillis() in 1..Int.MAX_VALUE) {

@@ -19,6 +19,9 @@ import java.time.Duration
 /** SQLite's primary result code for a locked database file. */
 private const val SQLITE_BUSY = 5
 
+/** SQLite's primary result code for a locked table. */
+private const val SQLITE_LOCKED = 6
+
 /**
  * The WAL size, in pages, at which SQLite checkpoints inside a commit: a backstop only, four times SQLite's default
  * (1,000), so that [WalCheckpointer] normally checkpoints first, off the commit.
@@ -43,6 +46,23 @@ internal class SqliteEngine(
     override val checkpointsTable: String = "trellis_checkpoints"
     override val nodeCacheTable: String = "trellis_node_cache"
     override val lockRow: String = ""
+    override val location: String get() = path.toAbsolutePath().toString()
+
+    /**
+     * SQLite's faults that pass: the file's write lock held by another connection past the busy timeout
+     * (SQLITE_BUSY) or a table locked by one (SQLITE_LOCKED); and the generic ones.
+     */
+    override fun isTransient(e: Throwable): Boolean {
+        if (e is SQLiteException && (e.resultCode.code and 0xff).let { it == SQLITE_BUSY || it == SQLITE_LOCKED }) {
+            return true
+        }
+        return e !is SQLiteException && super.isTransient(e)
+    }
+
+    override fun unavailableAdvice(e: Throwable): String =
+        "Another connection holds the file's write lock: a process writing it is stuck inside a transaction " +
+            "(stopped with SIGSTOP or in a debugger, or frozen). Let that process go on or end it (its lease then " +
+            "expires), or give this store a longer busyTimeout or unavailableAfter."
 
     private val mutex = Mutex()
     private var connection: Connection? = null
