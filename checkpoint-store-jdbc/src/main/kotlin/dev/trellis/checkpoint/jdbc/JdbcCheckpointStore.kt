@@ -8,7 +8,6 @@ import dev.trellis.checkpoint.Lease
 import dev.trellis.checkpoint.RunInfo
 import dev.trellis.checkpoint.RunQuery
 import dev.trellis.checkpoint.UnreadableCheckpointException
-import dev.trellis.checkpoint.internal.PruneEntry
 import dev.trellis.checkpoint.internal.RunRow
 import dev.trellis.checkpoint.internal.StoreRules
 import kotlinx.coroutines.CancellationException
@@ -255,67 +254,19 @@ public class JdbcCheckpointStore(
         }
     }
 
-    override suspend fun runs(): List<RunInfo> = read("list the runs", null) { c ->
-        c.prepareStatement("SELECT $RUN_COLUMNS FROM $runs ORDER BY run_id").use { statement ->
-            statement.executeQuery().use { rs -> buildList { while (rs.next()) add(runRow(rs).toInfo()) } }
-        }
-    }
+    override suspend fun runs(): List<RunInfo> = read("list the runs", null) { c -> c.selectRuns(runs) }
 
-    override suspend fun run(runId: String): RunInfo? = read("read the run", runId) { c ->
-        c.prepareStatement("SELECT $RUN_COLUMNS FROM $runs WHERE run_id = ?").use { statement ->
-            statement.setString(1, runId)
-            statement.executeQuery().use { rs -> if (rs.next()) runRow(rs).toInfo() else null }
-        }
-    }
+    override suspend fun run(runId: String): RunInfo? = read("read the run", runId) { c -> c.selectRun(runs, runId) }
 
-    override suspend fun runs(query: RunQuery): List<RunInfo> = read("list the runs", null) { c ->
-        val where = ArrayList<String>()
-        val args = ArrayList<String>()
-        query.after?.let {
-            where += "run_id > ?"
-            args += it
-        }
-        query.status?.let {
-            where += "latest_status = ?"
-            args += it
-        }
-        query.graphId?.let {
-            where += "graph_id = ?"
-            args += it
-        }
-        val filter = if (where.isEmpty()) "" else " WHERE " + where.joinToString(" AND ")
-        val sql = "SELECT $RUN_COLUMNS FROM $runs$filter ORDER BY run_id LIMIT ${query.limit}"
-        c.prepareStatement(sql).use { statement ->
-            args.forEachIndexed { i, arg -> statement.setString(i + 1, arg) }
-            statement.executeQuery().use { rs -> buildList { while (rs.next()) add(runRow(rs).toInfo()) } }
-        }
-    }
+    override suspend fun runs(query: RunQuery): List<RunInfo> =
+        read("list the runs", null) { c -> c.selectRuns(runs, query) }
 
     override suspend fun prune(runId: String, keepLatest: Int): Int {
         StoreRules.requireRunId(runId)
         StoreRules.requireKeepLatest(keepLatest)
         return write("prune", runId) { c ->
             lockRun(c, runId) ?: return@write 0
-            val entries = c.prepareStatement(
-                "SELECT sequence, parent_sequence, kind FROM $checkpoints WHERE run_id = ?",
-            ).use { statement ->
-                statement.setString(1, runId)
-                statement.executeQuery().use { rs ->
-                    buildList {
-                        while (rs.next()) {
-                            add(
-                                PruneEntry(
-                                    rs.getLong(1),
-                                    rs.getNullableLong(2),
-                                    // A corrupt kind counts as DELTA: pruning then keeps what it may depend on.
-                                    CheckpointRecord.Kind.entries.firstOrNull { it.name == rs.getString(3) }
-                                        ?: CheckpointRecord.Kind.DELTA,
-                                ),
-                            )
-                        }
-                    }
-                }
-            }
+            val entries = c.pruneEntries(checkpoints, runId)
             val doomed = StoreRules.prunable(entries, keepLatest)
             if (doomed.isNotEmpty()) {
                 c.prepareStatement("DELETE FROM $checkpoints WHERE run_id = ? AND sequence = ?").use { statement ->
