@@ -3,6 +3,7 @@ package dev.trellis.javaapi
 import dev.trellis.checkpoint.RunInfo
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.javaapi.internal.StoredRuns
 import dev.trellis.javaapi.internal.resultOf
 import dev.trellis.javaapi.internal.runHere
 import dev.trellis.runtime.CheckpointInfo
@@ -13,9 +14,7 @@ import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.RunSnapshot
-import dev.trellis.runtime.checkpoints
 import dev.trellis.runtime.events
-import dev.trellis.runtime.fork
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.loadSnapshot
 import dev.trellis.runtime.resume
@@ -23,8 +22,6 @@ import dev.trellis.runtime.resumeEvents
 import dev.trellis.runtime.retry
 import dev.trellis.runtime.retryEvents
 import dev.trellis.runtime.start
-import dev.trellis.runtime.stateAt
-import dev.trellis.runtime.takeSnapshot
 import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
@@ -86,6 +83,8 @@ public class TrellisRunner internal constructor(
     private val scope = CoroutineScope(SupervisorJob() + context + CoroutineExceptionHandler { _, _ -> })
 
     private val instrumentation = settings.instrumentationOrNull
+
+    private val stored = StoredRuns(graph, settings, scope)
 
     /**
      * How a run of [invokeAsync] starts: on the calling thread until it first suspends (no hand-off to the pool and
@@ -305,10 +304,8 @@ public class TrellisRunner internal constructor(
      *
      * @throws IllegalStateException when the settings have no checkpointing.
      */
-    public fun forkAsync(runId: String, sequence: Long, edit: UnaryOperator<State>): CompletableFuture<RunResult> {
-        requireStore("forkAsync")
-        return scope.future { graph.fork(runId, sequence, options) { edit.apply(it) } }
-    }
+    public fun forkAsync(runId: String, sequence: Long, edit: UnaryOperator<State>): CompletableFuture<RunResult> =
+        stored.fork(runId, sequence, edit)
 
     /** As [forkAsync], with the state as it was. @throws IllegalStateException when the settings have no checkpointing. */
     public fun forkAsync(runId: String, sequence: Long): CompletableFuture<RunResult> =
@@ -319,20 +316,14 @@ public class TrellisRunner internal constructor(
      *
      * @throws IllegalStateException when the settings have no checkpointing.
      */
-    public fun checkpointsAsync(runId: String): CompletableFuture<List<CheckpointInfo>> {
-        val store = requireStore("checkpointsAsync").store
-        return scope.future { graph.checkpoints(store, runId) }
-    }
+    public fun checkpointsAsync(runId: String): CompletableFuture<List<CheckpointInfo>> = stored.checkpoints(runId)
 
     /**
      * The state at checkpoint [sequence] of run [runId] (a `sequence` of [CheckpointInfo]).
      *
      * @throws IllegalStateException when the settings have no checkpointing.
      */
-    public fun stateAtAsync(runId: String, sequence: Long): CompletableFuture<State> {
-        val checkpointing = requireStore("stateAtAsync")
-        return scope.future { graph.stateAt(checkpointing.store, runId, sequence, checkpointing.migrations) }
-    }
+    public fun stateAtAsync(runId: String, sequence: Long): CompletableFuture<State> = stored.stateAt(runId, sequence)
 
     /**
      * A resumable snapshot of the latest checkpoint of run [runId]; store its `toJson()` anywhere and read it
@@ -340,10 +331,7 @@ public class TrellisRunner internal constructor(
      *
      * @throws IllegalStateException when the settings have no checkpointing.
      */
-    public fun takeSnapshotAsync(runId: String): CompletableFuture<RunSnapshot> {
-        val checkpointing = requireStore("takeSnapshotAsync")
-        return scope.future { graph.takeSnapshot(checkpointing.store, runId, migrations = checkpointing.migrations) }
-    }
+    public fun takeSnapshotAsync(runId: String): CompletableFuture<RunSnapshot> = stored.snapshot(runId)
 
     /**
      * Reads a snapshot of this runner's graph from its JSON text, validating it.
@@ -368,13 +356,7 @@ public class TrellisRunner internal constructor(
      *
      * @throws IllegalStateException when the settings have no checkpointing.
      */
-    public fun deleteAsync(runId: String): CompletableFuture<Void?> {
-        val store = requireStore("deleteAsync").store
-        return scope.future {
-            store.delete(runId)
-            null
-        }
-    }
+    public fun deleteAsync(runId: String): CompletableFuture<Void?> = stored.delete(runId)
 
     /**
      * Deletes old checkpoints of run [runId] from the settings' checkpoint store, keeping the [keepLatest] newest
@@ -384,13 +366,7 @@ public class TrellisRunner internal constructor(
      * @throws IllegalStateException when the settings have no checkpointing.
      * @throws IllegalArgumentException when [keepLatest] is less than 1.
      */
-    public fun pruneAsync(runId: String, keepLatest: Int): CompletableFuture<Int> {
-        val store = requireStore("pruneAsync").store
-        require(keepLatest >= 1) {
-            "pruneAsync(\"$runId\", $keepLatest): keepLatest must be at least 1; delete the run with deleteAsync instead."
-        }
-        return scope.future { store.prune(runId, keepLatest) }
-    }
+    public fun pruneAsync(runId: String, keepLatest: Int): CompletableFuture<Int> = stored.prune(runId, keepLatest)
 
     /**
      * The runs of this runner's graph in the settings' checkpoint store, ordered by run id: each with its latest
@@ -399,16 +375,9 @@ public class TrellisRunner internal constructor(
      *
      * @throws IllegalStateException when the settings have no checkpointing.
      */
-    public fun runsAsync(): CompletableFuture<List<RunInfo>> {
-        val store = requireStore("runsAsync").store
-        val graphId = graph.id
-        return scope.future { store.runs().filter { it.graphId == graphId } }
-    }
+    public fun runsAsync(): CompletableFuture<List<RunInfo>> = stored.runs()
 
-    private fun requireStore(what: String): Checkpointing = settings.checkpointingOrNull ?: throw IllegalStateException(
-        "$what needs a checkpoint store, but the runner's settings have none: " +
-            "set RunSettings.builder().checkpointing(new Checkpointing(store)).",
-    )
+    private fun requireStore(what: String): Checkpointing = stored.require(what)
 
     private fun stateOf(input: Map<String, Any?>): State = graph.schema.stateOf(input)
 
