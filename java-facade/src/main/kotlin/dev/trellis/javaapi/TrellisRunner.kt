@@ -377,7 +377,7 @@ public class TrellisRunner internal constructor(
      */
     public fun runsAsync(): CompletableFuture<List<RunInfo>> = stored.runs()
 
-    private fun requireStore(what: String): Checkpointing = stored.require(what)
+    private fun requireStore(what: String): Checkpointing = stored.checkpointing(what)
 
     private fun stateOf(input: Map<String, Any?>): State = graph.schema.stateOf(input)
 

@@ -19,7 +19,7 @@ import java.util.function.UnaryOperator
 
 /**
  * What a `TrellisRunner` does with the runs in its settings' checkpoint store besides running them: fork, read
- * checkpoints, states and snapshots, prune and delete, list. Each call needs the store ([require] names the fix when
+ * checkpoints, states and snapshots, prune and delete, list. Each call needs the store ([checkpointing] names the fix when
  * the settings have none) and runs as a future in the runner's [scope].
  */
 internal class StoredRuns(
@@ -27,33 +27,33 @@ internal class StoredRuns(
     private val settings: RunSettings,
     private val scope: CoroutineScope,
 ) {
-    fun require(what: String): Checkpointing = settings.checkpointingOrNull ?: throw IllegalStateException(
+    fun checkpointing(what: String): Checkpointing = settings.checkpointingOrNull ?: throw IllegalStateException(
         "$what needs a checkpoint store, but the runner's settings have none: " +
             "set RunSettings.builder().checkpointing(new Checkpointing(store)).",
     )
 
     fun fork(runId: String, sequence: Long, edit: UnaryOperator<State>): CompletableFuture<RunResult> {
-        require("forkAsync")
+        checkpointing("forkAsync")
         return scope.future { graph.fork(runId, sequence, settings.options) { edit.apply(it) } }
     }
 
     fun checkpoints(runId: String): CompletableFuture<List<CheckpointInfo>> {
-        val store = require("checkpointsAsync").store
+        val store = checkpointing("checkpointsAsync").store
         return scope.future { graph.checkpoints(store, runId) }
     }
 
     fun stateAt(runId: String, sequence: Long): CompletableFuture<State> {
-        val checkpointing = require("stateAtAsync")
+        val checkpointing = checkpointing("stateAtAsync")
         return scope.future { graph.stateAt(checkpointing.store, runId, sequence, checkpointing.migrations) }
     }
 
     fun snapshot(runId: String): CompletableFuture<RunSnapshot> {
-        val checkpointing = require("takeSnapshotAsync")
+        val checkpointing = checkpointing("takeSnapshotAsync")
         return scope.future { graph.takeSnapshot(checkpointing.store, runId, migrations = checkpointing.migrations) }
     }
 
     fun delete(runId: String): CompletableFuture<Void?> {
-        val store = require("deleteAsync").store
+        val store = checkpointing("deleteAsync").store
         return scope.future {
             store.delete(runId)
             null
@@ -61,7 +61,7 @@ internal class StoredRuns(
     }
 
     fun prune(runId: String, keepLatest: Int): CompletableFuture<Int> {
-        val store = require("pruneAsync").store
+        val store = checkpointing("pruneAsync").store
         require(keepLatest >= 1) {
             "pruneAsync(\"$runId\", $keepLatest): keepLatest must be at least 1; " +
                 "delete the run with deleteAsync instead."
@@ -70,7 +70,7 @@ internal class StoredRuns(
     }
 
     fun runs(): CompletableFuture<List<RunInfo>> {
-        val store = require("runsAsync").store
+        val store = checkpointing("runsAsync").store
         val graphId = graph.id
         return scope.future { store.runs().filter { it.graphId == graphId } }
     }
