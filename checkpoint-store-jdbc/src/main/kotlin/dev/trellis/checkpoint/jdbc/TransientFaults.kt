@@ -1,6 +1,6 @@
 package dev.trellis.checkpoint.jdbc
 
-import dev.trellis.graph.InternalTrellisApi
+import dev.trellis.checkpoint.InternalStoreApi
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.delay
 import java.io.IOException
@@ -19,7 +19,7 @@ import java.util.concurrent.ThreadLocalRandom
  * holder is frozen or cut off, and the server ends its session). Everything else — a constraint, fencing, a
  * statement timeout, bad SQL — is a real answer and is never retried.
  */
-@InternalTrellisApi
+@InternalStoreApi
 public object TransientFaults {
     /** The store's default bound on retrying: how long a store stays unavailable before it gives up. */
     @JvmField
