@@ -27,7 +27,6 @@ import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
-import kotlinx.coroutines.flow.Flow as EventFlow
 import kotlinx.coroutines.future.future
 import kotlinx.coroutines.jdk9.flowPublish
 import kotlinx.coroutines.reactive.publish
@@ -40,6 +39,7 @@ import java.util.function.Consumer
 import java.util.function.UnaryOperator
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.EmptyCoroutineContext
+import kotlinx.coroutines.flow.Flow as EventFlow
 
 /**
  * Runs one graph for Java callers: as a [CompletableFuture], blocking, as a JDK [Flow.Publisher] or a

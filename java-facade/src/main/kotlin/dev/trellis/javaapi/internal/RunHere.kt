@@ -22,7 +22,9 @@ internal fun <T> runHere(graphId: String, context: CoroutineContext, timeout: Du
                 run()
             } else {
                 withTimeoutOrNull(timeout.toKotlinDuration()) { run() }
-                    ?: throw TimeoutException("Run of graph '$graphId' did not finish within $timeout; it was cancelled.")
+                    ?: throw TimeoutException(
+                        "Run of graph '$graphId' did not finish within $timeout; it was cancelled.",
+                    )
             }
         }
     } catch (_: InterruptedException) {
