@@ -60,6 +60,9 @@ internal class NodeActivityImpl(
         onExecution(path)
         try {
             runBlocking { node.body.invoke(scope) }
+        } catch (e: InterruptedException) {
+            // The worker is shutting down: not the node's failure; Temporal runs the attempt again on another worker.
+            throw ApplicationFailure.newFailure("The worker running node '$path' stopped mid-attempt.", "WorkerStopped")
         } catch (e: Exception) {
             throw ApplicationFailure.newNonRetryableFailure(e.message ?: e.toString(), e.javaClass.name)
         }
