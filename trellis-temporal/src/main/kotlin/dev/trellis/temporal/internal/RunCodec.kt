@@ -1,0 +1,36 @@
+package dev.trellis.temporal.internal
+
+import dev.trellis.graph.Graph
+import dev.trellis.graph.State
+import dev.trellis.runtime.RunResult
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonNull
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+
+/** The JSON of a run's start request and of its result, as the workflow takes and returns them. */
+internal object RunCodec {
+    fun encodeRequest(graph: Graph, input: State): String = JsonObject(
+        mapOf("graph" to JsonPrimitive(graph.id), "input" to Payloads.encodeState(input, null)),
+    ).toString()
+
+    fun encodeResult(result: RunResult): JsonObject {
+        val nodes = result.nodes.mapValues { (_, node) ->
+            JsonObject(
+                mapOf(
+                    "status" to JsonPrimitive(node.status.name),
+                    "executions" to JsonPrimitive(node.executions),
+                    "attempts" to JsonPrimitive(node.attempts),
+                ),
+            )
+        }
+        return JsonObject(
+            mapOf<String, JsonElement>(
+                "status" to JsonPrimitive(result.status.name),
+                "state" to Payloads.encodeState(result.state, null),
+                "nodes" to JsonObject(nodes),
+                "error" to (result.error?.let { JsonPrimitive(it.message ?: it.toString()) } ?: JsonNull),
+            ),
+        )
+    }
+}
