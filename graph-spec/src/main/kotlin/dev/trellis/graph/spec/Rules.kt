@@ -122,12 +122,12 @@ internal object Rules {
                 else -> c >= 0
             }
         }
-        "startsWith" -> text(actual)?.startsWith(text(expected) ?: return false) ?: false
-        "endsWith" -> text(actual)?.endsWith(text(expected) ?: return false) ?: false
+        "startsWith" -> text(expected)?.let { prefix -> text(actual)?.startsWith(prefix) } ?: false
+        "endsWith" -> text(expected)?.let { suffix -> text(actual)?.endsWith(suffix) } ?: false
         "contains" -> when (actual) {
             is JsonArray -> actual.any { same(it, expected) }
             is JsonObject -> text(expected)?.let { it in actual } ?: false
-            else -> text(actual)?.contains(text(expected) ?: return false) ?: false
+            else -> text(expected)?.let { part -> text(actual)?.contains(part) } ?: false
         }
         "isNull" -> actual is JsonNull
         else -> actual !is JsonNull
