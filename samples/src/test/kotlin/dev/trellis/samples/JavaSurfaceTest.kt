@@ -124,11 +124,21 @@ class JavaSurfaceTest {
         .filter { it !in notYetScanned }
         .toSet()
 
+    /**
+     * The compiled classes of each library on the test classpath: a reactor module is there as its `target/classes`
+     * (up to `test`) or as its packaged jar in `target/` (from `package` on, as in `verify`), beside which its classes
+     * are.
+     */
     private fun classDirectories(): Map<String, File> =
         System.getProperty("java.class.path").split(File.pathSeparator)
             .map { Path.of(it) }
-            .filter { it.isDirectory() && it.name == "classes" && it.parent?.name == "target" }
-            .associate { it.parent.parent.name to it.toFile() }
+            .mapNotNull { entry ->
+                val target = entry.parent?.takeIf { it.name == "target" } ?: return@mapNotNull null
+                val classes = target.resolve("classes")
+                val isModule = (entry.isDirectory() && entry.name == "classes") || entry.name.endsWith(".jar")
+                if (isModule && classes.isDirectory()) target.parent.name to classes.toFile() else null
+            }
+            .toMap()
             .filterKeys { it in libraries }
 
     private class Member(val line: String) {
