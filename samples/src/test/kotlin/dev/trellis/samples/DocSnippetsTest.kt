@@ -47,7 +47,9 @@ class DocSnippetsTest {
     fun `the observability guide's Java program traces its runner's run under the caller's span`() {
         val exporter = InMemorySpanExporter.create()
         val sdk = OpenTelemetrySdk.builder()
-            .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
+            .setTracerProvider(
+                SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build(),
+            )
             .build()
         TracedRunner.research(sdk, dir.resolve("runs.db")).status shouldBe Status.COMPLETED
         val spans = exporter.finishedSpanItems.associateBy { it.name }

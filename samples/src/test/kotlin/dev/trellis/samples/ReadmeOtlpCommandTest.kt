@@ -34,7 +34,10 @@ class ReadmeOtlpCommandTest {
         val server = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 0)
         server.createContext("/") { exchange ->
             exchange.requestBody.use { bodies += it.readAllBytes() }
-            posts += "${exchange.requestMethod} ${exchange.requestURI.path} ${exchange.requestHeaders.getFirst("Content-Type")}"
+            posts +=
+                "${exchange.requestMethod} ${exchange.requestURI.path} ${exchange.requestHeaders.getFirst(
+                    "Content-Type",
+                )}"
             exchange.sendResponseHeaders(200, -1)
             exchange.close()
         }
