@@ -51,6 +51,9 @@ public class FaultProxy @JvmOverloads constructor(
     @Volatile
     private var chaos: Thread? = null
 
+    // Set before the chaos thread starts (its loop must not read `chaos` before the assignment lands).
+    @Volatile private var chaosOn = false
+
     /** The loopback port the proxy listens on. */
     public val port: Int = server.localPort
 
@@ -97,9 +100,10 @@ public class FaultProxy @JvmOverloads constructor(
     @JvmOverloads
     public fun startChaos(meanPause: Duration, maxStall: Duration = Duration.ofMillis(1_500)) {
         check(chaos == null) { "Chaos already started; stopChaos() first." }
+        chaosOn = true
         chaos = daemon("fault-proxy-chaos") {
             try {
-                while (!closed && chaos != null) {
+                while (!closed && chaosOn) {
                     val (pause, pick, kind, stallMillis) = synchronized(random) {
                         listOf(
                             random.nextLong(meanPause.toMillis() * 2 + 1),
@@ -127,6 +131,7 @@ public class FaultProxy @JvmOverloads constructor(
     /** Stops the faults [startChaos] began; connections open now go on. */
     public fun stopChaos() {
         val thread = chaos ?: return
+        chaosOn = false
         chaos = null
         thread.interrupt()
         thread.join()
