@@ -3,6 +3,7 @@
 package dev.trellis.runtime
 
 import dev.trellis.graph.Graph
+import dev.trellis.graph.InternalTrellisApi
 
 /**
  * A Mermaid flowchart of this graph (as [Graph.toMermaid]) with each node's status and execution count in
@@ -18,17 +19,26 @@ public fun Graph.toMermaid(result: RunResult): String {
     require(result.graphId == id) {
         "The result is of graph '${result.graphId}', not of graph '$id'; draw it with its own graph."
     }
-    return statusMermaid(this) { nodeId -> result.nodes[nodeId]?.let { it.status to it.executions } }
+    return statusMermaid(this) { nodeId ->
+        val node = result.nodes[nodeId]
+        val status = node?.status ?: Status.PENDING
+        status to "${status.name} ×${node?.executions ?: 0}"
+    }
 }
 
-private fun statusMermaid(graph: Graph, statusOf: (String) -> Pair<Status, Int>?): String {
+/**
+ * A Mermaid flowchart of [graph] whose node `id` reads [statusOf]'s text below its id and is styled by its status:
+ * how [toMermaid] draws a result, for other modules that draw statuses they know otherwise (the studio's timeline).
+ */
+@InternalTrellisApi
+public fun statusMermaid(graph: Graph, statusOf: (nodeId: String) -> Pair<Status, String>): String {
     val base = graph.toMermaid()
     val labels = HashMap<String, String>()
     val classes = LinkedHashMap<Status, MutableList<String>>()
     graph.nodes.forEachIndexed { i, node ->
-        val (status, count) = statusOf(node.id) ?: (Status.PENDING to 0)
+        val (status, text) = statusOf(node.id)
         val ref = "n$i"
-        labels["    $ref[\"${escape(node.id)}\"]"] = "    $ref[\"${escape(node.id)}<br/>${status.name} ×$count\"]"
+        labels["    $ref[\"${escape(node.id)}\"]"] = "    $ref[\"${escape(node.id)}<br/>$text\"]"
         classes.getOrPut(status) { ArrayList() } += ref
     }
     return buildString {
