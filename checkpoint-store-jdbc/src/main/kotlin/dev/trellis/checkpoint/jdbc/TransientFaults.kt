@@ -68,20 +68,13 @@ public object TransientFaults {
         giveUp: (failure: Exception, attempts: Int, waited: Duration) -> Exception,
         attempt: suspend (number: Int) -> T,
     ): T {
-        val started = System.nanoTime()
-        val bound = unavailableAfter.toNanos()
-        var pause = FIRST_DELAY_MILLIS
-        var number = 1
+        val backoff = Backoff(unavailableAfter)
         while (true) {
             try {
-                return attempt(number)
+                return attempt(backoff.number)
             } catch (e: Exception) {
                 if (e is CancellationException || !isTransient(e)) throw e
-                val waited = System.nanoTime() - started
-                if (waited >= bound) throw giveUp(e, number, Duration.ofNanos(waited))
-                delay(jittered(pause).coerceAtMost((bound - waited) / 1_000_000 + 1))
-                pause = (pause * 2).coerceAtMost(MAX_DELAY_MILLIS)
-                number++
+                delay(backoff.next(e, giveUp))
             }
         }
     }
@@ -92,21 +85,35 @@ public object TransientFaults {
         giveUp: (failure: Exception, attempts: Int, waited: Duration) -> Exception,
         attempt: (number: Int) -> T,
     ): T {
-        val started = System.nanoTime()
-        val bound = unavailableAfter.toNanos()
-        var pause = FIRST_DELAY_MILLIS
-        var number = 1
+        val backoff = Backoff(unavailableAfter)
         while (true) {
             try {
-                return attempt(number)
+                return attempt(backoff.number)
             } catch (e: Exception) {
                 if (e is InterruptedException || !isTransient(e)) throw e
-                val waited = System.nanoTime() - started
-                if (waited >= bound) throw giveUp(e, number, Duration.ofNanos(waited))
-                Thread.sleep(jittered(pause).coerceAtMost((bound - waited) / 1_000_000 + 1))
-                pause = (pause * 2).coerceAtMost(MAX_DELAY_MILLIS)
-                number++
+                Thread.sleep(backoff.next(e, giveUp))
             }
+        }
+    }
+
+    /**
+     * The schedule of [retrying] and [retryingBlocking]: the attempt [number], and the pause before the next one
+     * (25 ms doubling up to 2 s, jittered, never past the bound), or [giveUp]'s error once [unavailableAfter] is spent.
+     */
+    private class Backoff(unavailableAfter: Duration) {
+        private val started = System.nanoTime()
+        private val bound = unavailableAfter.toNanos()
+        private var pause = FIRST_DELAY_MILLIS
+        var number = 1
+            private set
+
+        fun next(failure: Exception, giveUp: (failure: Exception, attempts: Int, waited: Duration) -> Exception): Long {
+            val waited = System.nanoTime() - started
+            if (waited >= bound) throw giveUp(failure, number, Duration.ofNanos(waited))
+            val millis = jittered(pause).coerceAtMost((bound - waited) / 1_000_000 + 1)
+            pause = (pause * 2).coerceAtMost(MAX_DELAY_MILLIS)
+            number++
+            return millis
         }
     }
 
