@@ -3,13 +3,12 @@ package dev.trellis.runtime
 import dev.trellis.graph.Graph
 import dev.trellis.graph.GraphValidationException
 import dev.trellis.graph.InternalTrellisApi
-import dev.trellis.graph.NodeRef
 import dev.trellis.graph.Parallelism
 import dev.trellis.graph.Retry
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
-import dev.trellis.runtime.reference.EdgeSpec
 import dev.trellis.runtime.reference.GraphSpec
+import dev.trellis.runtime.reference.wire
 import io.kotest.assertions.withClue
 import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.shouldBe
@@ -65,22 +64,7 @@ class ParallelWritesPropertyTest {
                 }
             }
 
-            fun ref(t: Int): NodeRef = if (t < 0) END else refs[t]
-            start(*spec.entries.map { refs[it] }.toTypedArray())
-            for (edge in spec.edges) {
-                val from = refs[edge.from]
-                when (edge) {
-                    is EdgeSpec.Plain -> from then refs[edge.to]
-                    is EdgeSpec.Conditional -> from.then(refs[edge.to]) { it[P.counters[edge.from]] < edge.below }
-                    is EdgeSpec.Route -> from.route(*edge.targets.map(::ref).toTypedArray()) {
-                        ref(edge.select(it[P.counters[edge.from]]))
-                    }
-                }
-            }
-            config {
-                maxNodeExecutions = spec.maxNodeExecutions
-                maxConcurrency = spec.maxConcurrency
-            }
+            wire(spec, refs, P.counters)
         }
     }
 

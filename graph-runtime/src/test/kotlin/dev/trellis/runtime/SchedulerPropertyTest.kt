@@ -1,7 +1,6 @@
 package dev.trellis.runtime
 
 import dev.trellis.graph.Graph
-import dev.trellis.graph.NodeRef
 import dev.trellis.graph.NodeScope
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.Retry
@@ -15,6 +14,7 @@ import dev.trellis.runtime.reference.EdgeSpec
 import dev.trellis.runtime.reference.GraphSpec
 import dev.trellis.runtime.reference.NodeKind
 import dev.trellis.runtime.reference.ReferenceInterpreter
+import dev.trellis.runtime.reference.wire
 import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
@@ -140,22 +140,7 @@ class SchedulerPropertyTest {
                 }
             }
 
-            fun ref(t: Int): NodeRef = if (t < 0) END else refs[t]
-            start(*spec.entries.map { refs[it] }.toTypedArray())
-            for (edge in spec.edges) {
-                val from = refs[edge.from]
-                when (edge) {
-                    is EdgeSpec.Plain -> from then refs[edge.to]
-                    is EdgeSpec.Conditional -> from.then(refs[edge.to]) { it[P.counters[edge.from]] < edge.below }
-                    is EdgeSpec.Route -> from.route(
-                        *edge.targets.map(::ref).toTypedArray(),
-                    ) { ref(edge.select(it[P.counters[edge.from]])) }
-                }
-            }
-            config {
-                maxNodeExecutions = spec.maxNodeExecutions
-                maxConcurrency = spec.maxConcurrency
-            }
+            wire(spec, refs, P.counters)
         }
     }
 

@@ -5,7 +5,6 @@ import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.checkpoint.InMemoryCheckpointStore
 import dev.trellis.checkpoint.Lease
 import dev.trellis.graph.Graph
-import dev.trellis.graph.NodeRef
 import dev.trellis.graph.Reducer
 import dev.trellis.graph.Retry
 import dev.trellis.graph.StateKey
@@ -18,8 +17,8 @@ import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.events
 import dev.trellis.runtime.invoke
-import dev.trellis.runtime.reference.EdgeSpec
 import dev.trellis.runtime.reference.GraphSpec
+import dev.trellis.runtime.reference.wire
 import dev.trellis.runtime.resume
 import dev.trellis.runtime.stateAt
 import io.kotest.assertions.withClue
@@ -73,22 +72,7 @@ class CancellationResumePropertyTest {
                 }
             }
 
-            fun ref(t: Int): NodeRef = if (t < 0) END else refs[t]
-            start(*spec.entries.map { refs[it] }.toTypedArray())
-            for (edge in spec.edges) {
-                val from = refs[edge.from]
-                when (edge) {
-                    is EdgeSpec.Plain -> from then refs[edge.to]
-                    is EdgeSpec.Conditional -> from.then(refs[edge.to]) { it[C.counters[edge.from]] < edge.below }
-                    is EdgeSpec.Route -> from.route(
-                        *edge.targets.map(::ref).toTypedArray(),
-                    ) { ref(edge.select(it[C.counters[edge.from]])) }
-                }
-            }
-            config {
-                maxNodeExecutions = spec.maxNodeExecutions
-                maxConcurrency = spec.maxConcurrency
-            }
+            wire(spec, refs, C.counters)
         }
     }
 
