@@ -76,11 +76,6 @@ public class NodeContext internal constructor(
         emitter().emit(payload, deferred = Thread.currentThread() === actionThread)
     }
 
-    /** Streams [payload] as a deferred event of this attempt (it never blocks; [finish] waits for it). */
-    internal fun emitDeferred(payload: Any) {
-        emitter().emit(payload, deferred = true)
-    }
-
     private fun emitter(): Emitter = emitter ?: synchronized(this) {
         emitter ?: Emitter(coroutineContext) { scope.emit(it) }.also { emitter = it }
     }
@@ -89,7 +84,9 @@ public class NodeContext internal constructor(
      * Ends the attempt: waits until the events it emitted were delivered, then throws [failure] (the action's own
      * exception, as it is) or, without one, the failure of a deferred send.
      */
-    internal suspend fun finish(failure: Throwable?) {
+    internal suspend fun finish(failure: Throwable?, blocked: BlockedThreadWarning? = null) {
+        // A warning that the action kept the run's thread goes out as a deferred event, never blocking.
+        if (blocked != null) emitter().emit(blocked, deferred = true)
         val emitter = emitter
         if (emitter != null) {
             emitter.finish(failure)

@@ -106,7 +106,7 @@ public class JdbcCheckpointStore(
     }
 
     private suspend fun claimOnce(runId: String, owner: String, granted: AtomicReference<Lease?>): Lease =
-        shortWrite("claim", runId) { c ->
+        shortWrite({ "claim" }, runId) { c ->
             engine.withStatement(c, createRunSql) {
                 it.setString(1, runId)
                 it.executeUpdate()
@@ -140,7 +140,7 @@ public class JdbcCheckpointStore(
     }
 
     override suspend fun release(lease: Lease) {
-        shortWrite("release", lease.runId) { c ->
+        shortWrite({ "release" }, lease.runId) { c ->
             engine.withStatement(c, releaseSql) {
                 it.setString(1, lease.runId)
                 it.setLong(2, lease.epoch)
@@ -172,7 +172,7 @@ public class JdbcCheckpointStore(
      */
     internal suspend fun appendAlone(lease: Lease, record: CheckpointRecord, mayBeStored: Boolean = false) {
         val attempts = AtomicInteger()
-        shortWrite("append checkpoint ${record.sequence} to", record.runId) { c ->
+        shortWrite({ "append checkpoint ${record.sequence} to" }, record.runId) { c ->
             val lookFirst = attempts.getAndIncrement() > 0 || mayBeStored
             if (!advanceLatest(c, lease, record)) {
                 val row = lockRun(c, lease.runId)
@@ -226,7 +226,7 @@ public class JdbcCheckpointStore(
 
     override suspend fun latest(runId: String): CheckpointRecord? {
         StoreRules.requireRunId(runId)
-        return shortWrite("read the latest checkpoint of", runId) { c ->
+        return shortWrite({ "read the latest checkpoint of" }, runId) { c ->
             engine.withStatement(c, latestSql) { statement ->
                 statement.setString(1, runId)
                 statement.executeQuery().use { rs -> if (rs.next()) record(rs) else null }
@@ -307,30 +307,47 @@ public class JdbcCheckpointStore(
     )
 
     private suspend fun <T> read(action: String, runId: String?, block: (Connection) -> T): T =
-        reporting(action, runId) { engine.transaction(block) }
+        reporting({ action }, runId) { engine.transaction(block) }
 
     /**
      * [write] through [JdbcEngine.shortTransaction]: for the operations of a run's every start, step and end (claim,
-     * the latest checkpoint, append, release), which wait for nothing but the database.
+     * the latest checkpoint, append, release), which wait for nothing but the database. [action] is only called to
+     * describe a failure.
      */
-    private suspend fun <T> shortWrite(action: String, runId: String, block: (Connection) -> T): T =
-        reporting(action, runId) { engine.shortTransaction(block) }
+    private suspend inline fun <T> shortWrite(
+        crossinline action: () -> String,
+        runId: String,
+        noinline block: (Connection) -> T,
+    ): T = reporting(action, runId) { engine.shortTransaction(block) }
 
     /**
-     * Runs [transaction], again on a fresh transaction while it fails with a fault that passes, for up to
-     * [unavailableAfter] ([TransientFaults.retrying]); then throws
+     * Runs [transaction]; when it fails with a fault that passes, again on a fresh transaction for up to
+     * [unavailableAfter] ([TransientFaults.retryingAfter]), then throws
      * [dev.trellis.checkpoint.CheckpointStoreUnavailableException]. Any other [SQLException] becomes a
-     * [CheckpointStoreException] naming [action] and [runId] at once.
+     * [CheckpointStoreException] naming [action] and [runId] at once. The first attempt runs with nothing around it:
+     * the retry's bookkeeping (its schedule, its callbacks, the message) is made only once an attempt has failed.
      */
-    private suspend fun <T> reporting(action: String, runId: String?, transaction: suspend () -> T): T {
+    private suspend inline fun <T> reporting(
+        crossinline action: () -> String,
+        runId: String?,
+        crossinline transaction: suspend () -> T,
+    ): T {
         try {
-            return TransientFaults.retrying(
-                unavailableAfter,
-                engine::isTransient,
-                { e, attempts, waited -> unavailable(engine, action, runId, e, attempts, waited) },
-            ) { transaction() }
+            return try {
+                transaction()
+            } catch (e: Exception) {
+                if (e is CancellationException || !engine.isTransient(e)) throw e
+                val what = action()
+                TransientFaults.retryingAfter(
+                    e,
+                    unavailableAfter,
+                    engine::isTransient,
+                    { failure, attempts, waited -> unavailable(engine, what, runId, failure, attempts, waited) },
+                ) { transaction() }
+            }
         } catch (e: SQLException) {
-            throw storeFailure(engine, if (runId == null) action else "$action run '$runId'", e)
+            val what = action()
+            throw storeFailure(engine, if (runId == null) what else "$what run '$runId'", e)
         }
     }
 

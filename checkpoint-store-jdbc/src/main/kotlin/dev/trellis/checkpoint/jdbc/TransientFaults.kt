@@ -67,8 +67,31 @@ public object TransientFaults {
         isTransient: (Throwable) -> Boolean,
         giveUp: (failure: Exception, attempts: Int, waited: Duration) -> Exception,
         attempt: suspend (number: Int) -> T,
+    ): T = retryLoop(Backoff(unavailableAfter), isTransient, giveUp, attempt)
+
+    /**
+     * [retrying] for an operation whose first attempt ran already and failed with [failure], an error that passes:
+     * the caller tries once with nothing around it and pays for the retry's bookkeeping only when that attempt fails.
+     * The next attempt (number 2) comes after the first pause; the bound counts from this call.
+     */
+    public suspend fun <T> retryingAfter(
+        failure: Exception,
+        unavailableAfter: Duration,
+        isTransient: (Throwable) -> Boolean,
+        giveUp: (failure: Exception, attempts: Int, waited: Duration) -> Exception,
+        attempt: suspend (number: Int) -> T,
     ): T {
         val backoff = Backoff(unavailableAfter)
+        delay(backoff.next(failure, giveUp))
+        return retryLoop(backoff, isTransient, giveUp, attempt)
+    }
+
+    private suspend fun <T> retryLoop(
+        backoff: Backoff,
+        isTransient: (Throwable) -> Boolean,
+        giveUp: (failure: Exception, attempts: Int, waited: Duration) -> Exception,
+        attempt: suspend (number: Int) -> T,
+    ): T {
         while (true) {
             try {
                 return attempt(backoff.number)

@@ -11,8 +11,9 @@ import kotlin.io.path.name
 import kotlin.io.path.readLines
 
 /**
- * The map of the house in CONTRIBUTING.md cannot rot: every path it names exists, each file of its concept table
- * opens with a comment (what it owns), and every package of the main sources has its overview (`Package.kt`).
+ * The map of the house in CONTRIBUTING.md cannot rot: every path it names exists, every module of the build has its
+ * row, each file of its concept table opens with a comment (what it owns), and every package of the main sources has
+ * its overview (`Package.kt`).
  */
 class HouseMapTest {
     private val root: Path = Path.of("").toAbsolutePath().parent
@@ -30,6 +31,15 @@ class HouseMapTest {
         val paths = namedPaths()
         paths.filter { it.contains("/src/") }.size shouldBeAtLeast 15
         paths.filterNot { Files.exists(root.resolve(it)) }.shouldBeEmpty()
+    }
+
+    @Test
+    fun `every module of the build has its row in the map`() {
+        val pom = Files.readString(root.resolve("pom.xml"))
+        val modules = Regex("<module>([^<]+)</module>").findAll(pom).map { it.groupValues[1] }.toList()
+        val table = map.substringAfter("### Modules").substringBefore("\n#")
+        val rows = Regex("^\\| `([^`]+)` \\|", RegexOption.MULTILINE).findAll(table).map { it.groupValues[1] }.toSet()
+        modules.filterNot { it in rows }.shouldBeEmpty()
     }
 
     /** The rows of the table under "Where each concept lives": concept to file. */

@@ -1,5 +1,6 @@
 package dev.trellis.test.replay
 
+import java.util.Locale
 import java.util.regex.Matcher
 import java.util.regex.Pattern
 
@@ -8,22 +9,38 @@ import java.util.regex.Pattern
  * by default ([DEFAULT]), plus patterns and literal values of your own. A redacted value is written as
  * `<redacted>`; requests are redacted the same way before they are compared on replay.
  */
-public class Redaction private constructor(private val patterns: List<Pattern>, private val values: List<String>) {
+public class Redaction private constructor(private val rules: List<Rule>, private val values: List<String>) {
+    /**
+     * A pattern, and the words (lower case) of which it cannot match a text that holds none: its regular expression
+     * runs only on a text holding one of them (every call of a replayed model redacts its whole request, and a regular
+     * expression tried at each character of a long prompt costs more than the rest of the replay). Null: always run.
+     */
+    private class Rule(val pattern: Pattern, val words: List<String>?)
+
     /** This redaction, also removing what [regex] matches (its group 1 when it has groups, else the whole match). */
-    public fun pattern(regex: String): Redaction = Redaction(patterns + Pattern.compile(regex), values)
+    public fun pattern(regex: String): Redaction = Redaction(rules + Rule(Pattern.compile(regex), null), values)
+
+    private fun pattern(regex: String, vararg words: String): Redaction =
+        Redaction(rules + Rule(Pattern.compile(regex), words.toList()), values)
 
     /** This redaction, also removing [value] wherever it appears (a key read from the environment); blank: none. */
     public fun value(value: String?): Redaction =
-        if (value.isNullOrBlank()) this else Redaction(patterns, values + value)
+        if (value.isNullOrBlank()) this else Redaction(rules, values + value)
 
     /** [text] with every secret replaced by `<redacted>`. */
     public fun apply(text: String): String {
         var out = text
         for (value in values) if (value in out) out = out.replace(value, REDACTED)
-        for (pattern in patterns) {
-            val matcher = pattern.matcher(out)
+        var lower: String? = null
+        for (rule in rules) {
+            if (rule.words != null) {
+                val folded = lower ?: out.lowercase(Locale.ROOT).also { lower = it }
+                if (rule.words.none { it in folded }) continue
+            }
+            val matcher = rule.pattern.matcher(out)
             if (!matcher.find()) continue
             out = replaceAll(matcher, out)
+            lower = null
         }
         return out
     }
@@ -39,7 +56,7 @@ public class Redaction private constructor(private val patterns: List<Pattern>, 
         return out.append(text, last, text.length).toString()
     }
 
-    override fun toString(): String = "Redaction(${patterns.size} pattern(s), ${values.size} value(s))"
+    override fun toString(): String = "Redaction(${rules.size} pattern(s), ${values.size} value(s))"
 
     /** The redactions. */
     public companion object {
@@ -56,12 +73,13 @@ public class Redaction private constructor(private val patterns: List<Pattern>, 
          */
         @JvmField
         public val DEFAULT: Redaction =
-            NONE.pattern("(?i)\\bBearer\\s+([A-Za-z0-9._~+/=-]{8,})")
-                .pattern("\\b(sk-[A-Za-z0-9_-]{16,})")
-                .pattern("\\b(AIza[A-Za-z0-9_-]{20,})")
+            NONE.pattern("(?i)\\bBearer\\s+([A-Za-z0-9._~+/=-]{8,})", "bearer")
+                .pattern("\\b(sk-[A-Za-z0-9_-]{16,})", "sk-")
+                .pattern("\\b(AIza[A-Za-z0-9_-]{20,})", "aiza")
                 .pattern(
                     "(?i)\"?(?:api[_-]?key|authorization|x-api-key|access[_-]?token|token|secret|password)\"?\\s*[:=]" +
                         "\\s*\"?(?:Bearer\\s+|Basic\\s+)?+((?!<redacted>)[^\"\\s,}&]+)",
+                    "key", "authorization", "token", "secret", "password",
                 )
     }
 }
