@@ -29,25 +29,25 @@ internal class FleetLink(private val client: FleetClient) {
     /** The schema, whether the tables exist, the counts by graph version and the claims lost now. */
     suspend fun overview(): JsonObject {
         val tables = client.hasQueue()
+        val counts = if (tables) client.counts() else emptyList()
+        val lost = if (tables) client.lostClaims(LIMIT).map(::json) else emptyList()
         return buildJsonObject {
             put("schema", client.schema)
             put("tables", tables)
             putJsonArray("graphs") {
-                if (tables) {
-                    for (g in client.counts()) {
-                        addJsonObject {
-                            put("graphId", g.graphId)
-                            put("graphVersion", g.graphVersion)
-                            put("queued", g.queued)
-                            put("running", g.running)
-                            put("paused", g.paused)
-                            put("completed", g.completed)
-                            put("failed", g.failed)
-                        }
+                for (g in counts) {
+                    addJsonObject {
+                        put("graphId", g.graphId)
+                        put("graphVersion", g.graphVersion)
+                        put("queued", g.queued)
+                        put("running", g.running)
+                        put("paused", g.paused)
+                        put("completed", g.completed)
+                        put("failed", g.failed)
                     }
                 }
             }
-            put("lostClaims", JsonArray(if (tables) client.lostClaims(LIMIT).map(::json) else emptyList()))
+            put("lostClaims", JsonArray(lost))
         }
     }
 

@@ -256,7 +256,8 @@ internal class StudioApi(private val studio: Studio) {
     suspend fun fleetRuns(q: Parameters): JsonElement {
         val link = fleetLink()
         val limit = limit(q["limit"])
-        return buildJsonObject { put("runs", link.runs(q["status"]?.ifBlank { null }?.uppercase() ?: "QUEUED", limit)) }
+        val status = q["status"]?.ifBlank { null }?.uppercase() ?: "QUEUED"
+        return buildJsonObject { put("runs", link.runs(status, limit)) }
     }
 
     /** Run [runId]'s row in the fleet's queue (`GET /api/v1/runs/{id}/fleet`). */

@@ -34,10 +34,6 @@ internal object TimelineHtml {
     private const val LANE_H = 30
     private const val TOP = 34
 
-    /** The width of the plot and of the lane labels left of it, in pixels. */
-    const val PLOT_WIDTH = PLOT_W
-    const val LABEL_WIDTH = LABEL_W
-
     /**
      * The timeline alone (SVG and legend), as the studio's run page shows it under its own heading: the part of the
      * run in [window] (the whole run by default) across the plot's width.
