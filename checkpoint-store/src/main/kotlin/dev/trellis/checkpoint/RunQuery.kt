@@ -69,5 +69,4 @@ public class RunQuery @JvmOverloads constructor(
     private companion object {
         const val MAX_LIMIT = 10_000
     }
-
 }

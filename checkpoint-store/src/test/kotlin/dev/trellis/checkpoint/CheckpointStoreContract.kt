@@ -104,6 +104,7 @@ abstract class CheckpointStoreContract {
         // A claim does not make a run newer: it keeps the time it was first recorded.
         store.claim("z", "worker-b".also { clock.advance(Duration.ofSeconds(60)) })
         store.run("z")!!.createdAt shouldBe created[0]
+
         suspend fun newest(after: String? = null, status: String? = null, limit: Int = 100) =
             store.runs(RunQuery(status, null, after, limit, RunQuery.Order.NEWEST_FIRST)).map { it.runId }
         newest(limit = 2) shouldContainExactly listOf("w", "x")

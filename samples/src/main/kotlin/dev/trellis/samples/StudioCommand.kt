@@ -7,8 +7,8 @@ import com.github.ajalt.clikt.parameters.options.flag
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.types.int
 import dev.trellis.checkpoint.CheckpointStore
-import dev.trellis.fleet.FleetClient
 import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore
+import dev.trellis.fleet.FleetClient
 import dev.trellis.studio.TrellisStudio
 import kotlinx.coroutines.runBlocking
 import java.net.URI

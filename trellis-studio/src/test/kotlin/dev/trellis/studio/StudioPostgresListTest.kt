@@ -40,6 +40,7 @@ class StudioPostgresListTest {
                 val deep = median(client, "/api/v1/runs?after=run-010000")
                 val failed = median(client, "/api/v1/runs?status=FAILED&after=run-050000")
                 val byId = median(client, "/api/v1/runs?order=id&after=run-090000")
+
                 // Newest first (the default): run-100000 was created last.
                 fun firstOf(path: String) =
                     client.get(path).obj["runs"]!!.jsonArray.first().jsonObject["runId"]!!.jsonPrimitive.content

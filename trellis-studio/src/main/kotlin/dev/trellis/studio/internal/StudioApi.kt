@@ -7,8 +7,8 @@ import dev.trellis.checkpoint.UnreadableCheckpointException
 import dev.trellis.graph.State
 import dev.trellis.runtime.stateAt
 import dev.trellis.studio.timeline.RunTimeline
-import dev.trellis.studio.timeline.TimelineWindow
 import dev.trellis.studio.timeline.TimelineViews
+import dev.trellis.studio.timeline.TimelineWindow
 import io.ktor.http.Parameters
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
