@@ -1,5 +1,7 @@
 package dev.trellis.checkpoint
 
+import dev.trellis.checkpoint.internal.StoreRules
+
 /**
  * Durable storage of a run's checkpoints, with one writer per run enforced by leases and fencing.
  *
@@ -95,13 +97,29 @@ public interface CheckpointStore : AutoCloseable {
 
     /**
      * One page of the runs the store knows, as [query] selects them (filtered by status and graph, ordered by run
-     * id, after a run id, up to a limit). The SQL stores answer it with one indexed query however many runs they
-     * hold; this default filters [runs].
+     * id or newest first, after a run id, up to a limit). The SQL stores answer it with one indexed query however
+     * many runs they hold; this default sorts and filters [runs].
+     *
+     * @throws IllegalArgumentException when the order is newest first and the run to start after is not in the
+     *   store (deleted since the previous page was read).
      */
     public suspend fun runs(query: RunQuery): List<RunInfo> {
+        val all = runs()
+        val ordered = when (query.order) {
+            RunQuery.Order.RUN_ID -> all.sortedBy { it.runId }
+            RunQuery.Order.NEWEST_FIRST -> all.sortedWith(StoreRules.newestFirst)
+        }
+        val start = when {
+            query.after == null -> 0
+            query.order == RunQuery.Order.RUN_ID -> ordered.indexOfFirst { it.runId > query.after }
+                .let { if (it < 0) ordered.size else it }
+            else -> ordered.indexOfFirst { it.runId == query.after }.let {
+                require(it >= 0) { StoreRules.unknownCursor(query.after) }
+                it + 1
+            }
+        }
         val out = ArrayList<RunInfo>()
-        for (run in runs()) {
-            if (query.after != null && run.runId <= query.after) continue
+        for (run in ordered.subList(start, ordered.size)) {
             if (!query.matches(run)) continue
             out += run
             if (out.size == query.limit) break

@@ -81,12 +81,21 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
         StoreRules.requireOwner(owner)
         return mutex.withLock {
             val known = runs[runId]
-            val run = known ?: Run(RunRow(runId, null, null, null, 0, 0, null))
+            val run = known ?: Run(RunRow(runId, null, null, null, 0, 0, null, StoreRules.now(clock)))
             val row = run.row
             StoreRules.checkClaim(runId, owner, row, StoreRules.now(clock))
             val lease = Lease(runId, owner, row.epoch + 1, StoreRules.leaseUntil(clock, leaseDuration))
             run.row =
-                RunRow(runId, row.graphId, owner, lease.expiresAt, lease.epoch, row.latestSequence, row.latestStatus)
+                RunRow(
+                    runId,
+                    row.graphId,
+                    owner,
+                    lease.expiresAt,
+                    lease.epoch,
+                    row.latestSequence,
+                    row.latestStatus,
+                    row.createdAt,
+                )
             runs[runId] = run
             touch(runId, run)
             if (known == null && runs.size > maxRuns) evict()
@@ -136,6 +145,7 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
                 row.epoch,
                 row.latestSequence,
                 row.latestStatus,
+                row.createdAt,
             )
         renewed
     }
@@ -145,7 +155,16 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
             val run = runs[lease.runId] ?: return
             val row = run.row
             if (row.epoch == lease.epoch && row.owner == lease.owner) {
-                run.row = RunRow(row.runId, row.graphId, null, null, row.epoch, row.latestSequence, row.latestStatus)
+                run.row = RunRow(
+                    row.runId,
+                    row.graphId,
+                    null,
+                    null,
+                    row.epoch,
+                    row.latestSequence,
+                    row.latestStatus,
+                    row.createdAt,
+                )
             }
         }
     }
@@ -167,6 +186,7 @@ public class InMemoryCheckpointStore @JvmOverloads constructor(
                 row.epoch,
                 record.sequence,
                 record.status,
+                row.createdAt,
             )
         }
     }

@@ -5,7 +5,7 @@ import java.time.Instant
 /**
  * A summary of one run known to a [CheckpointStore], as listed by [CheckpointStore.runs].
  */
-public class RunInfo(
+public class RunInfo @JvmOverloads constructor(
     /** The run's id. */
     public val runId: String,
     /** The graph of the latest checkpoint, or `null` while the run has none. */
@@ -20,11 +20,16 @@ public class RunInfo(
     public val latestSequence: Long,
     /** The status recorded with the latest checkpoint, or `null` while the run has none. */
     public val latestStatus: String?,
+    /**
+     * When the store first recorded the run (its first claim), by the store's clock; `null` when unknown (a run
+     * recorded before the store kept this). [RunQuery.Order.NEWEST_FIRST] lists by it.
+     */
+    public val createdAt: Instant? = null,
 ) {
     override fun equals(other: Any?): Boolean =
         other is RunInfo && runId == other.runId && graphId == other.graphId && owner == other.owner &&
             leaseExpiresAt == other.leaseExpiresAt && epoch == other.epoch &&
-            latestSequence == other.latestSequence && latestStatus == other.latestStatus
+            latestSequence == other.latestSequence && latestStatus == other.latestStatus && createdAt == other.createdAt
 
     override fun hashCode(): Int {
         var result = runId.hashCode()
@@ -34,10 +39,11 @@ public class RunInfo(
         result = 31 * result + epoch.hashCode()
         result = 31 * result + latestSequence.hashCode()
         result = 31 * result + (latestStatus?.hashCode() ?: 0)
+        result = 31 * result + (createdAt?.hashCode() ?: 0)
         return result
     }
 
     override fun toString(): String =
         "RunInfo(runId=$runId, graphId=$graphId, owner=$owner, leaseExpiresAt=$leaseExpiresAt, epoch=$epoch, " +
-            "latestSequence=$latestSequence, latestStatus=$latestStatus)"
+            "latestSequence=$latestSequence, latestStatus=$latestStatus, createdAt=$createdAt)"
 }

@@ -91,6 +91,36 @@ abstract class CheckpointStoreContract {
     }
 
     @Test
+    fun `runs are listed newest first by when the store first saw them, paged by key`() = runTest {
+        // Created z, y, x, w: newest first is w, x, y, z (the reverse of run id order would be z, y, x, w).
+        val created = ArrayList<java.time.Instant>()
+        for ((i, id) in listOf("z", "y", "x", "w").withIndex()) {
+            val lease = store.claim(id, "worker-a")
+            store.append(lease, checkpoint(id, 1, status = if (i % 2 == 0) "COMPLETED" else "FAILED"))
+            created += store.run(id)!!.createdAt!!
+            clock.advance(Duration.ofSeconds(1))
+        }
+        created.zipWithNext().all { (a, b) -> b > a } shouldBe true
+        // A claim does not make a run newer: it keeps the time it was first recorded.
+        store.claim("z", "worker-b".also { clock.advance(Duration.ofSeconds(60)) })
+        store.run("z")!!.createdAt shouldBe created[0]
+
+        suspend fun newest(after: String? = null, status: String? = null, limit: Int = 100) =
+            store.runs(RunQuery(status, null, after, limit, RunQuery.Order.NEWEST_FIRST)).map { it.runId }
+        newest(limit = 2) shouldContainExactly listOf("w", "x")
+        newest(after = "x", limit = 2) shouldContainExactly listOf("y", "z")
+        newest(after = "z").shouldBeEmpty()
+        newest(status = "COMPLETED") shouldContainExactly listOf("x", "z")
+        newest(status = "FAILED", after = "w") shouldContainExactly listOf("y")
+        store.delete("x")
+        shouldThrow<IllegalArgumentException> {
+            store.runs(RunQuery(after = "x", order = RunQuery.Order.NEWEST_FIRST))
+        }.message shouldContain "'x'"
+        // By run id, as before.
+        store.runs(RunQuery()).map { it.runId } shouldContainExactly listOf("w", "y", "z")
+    }
+
+    @Test
     fun `a fork records where it came from`() = runTest {
         val lease = store.claim("fork-1", "worker-a")
         val first = checkpoint("fork-1", 1, forkedFrom = CheckpointRef("run-1", 7))

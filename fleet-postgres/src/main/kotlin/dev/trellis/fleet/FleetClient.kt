@@ -6,10 +6,13 @@ import dev.trellis.fleet.internal.Listener
 import dev.trellis.fleet.internal.Queue
 import dev.trellis.fleet.internal.Tables
 import dev.trellis.fleet.internal.counts
+import dev.trellis.fleet.internal.lapsed
 import dev.trellis.fleet.internal.list
 import dev.trellis.fleet.internal.purge
+import dev.trellis.fleet.internal.read
 import dev.trellis.fleet.internal.result
 import dev.trellis.fleet.internal.submit
+import dev.trellis.fleet.internal.tablesVersion
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
@@ -64,6 +67,33 @@ public class FleetClient @JvmOverloads constructor(
     @JvmOverloads
     public suspend fun list(status: FleetStatus, limit: Int = DEFAULT_LIMIT): List<FleetRunInfo> =
         withContext(dispatcher) { queue.list(status, limit) }
+
+    /**
+     * Whether the fleet's tables exist in [schema]. Like [info], [infos] and [lostClaims], it only reads: it never
+     * creates the tables (every other call does, on first use).
+     */
+    public suspend fun hasQueue(): Boolean =
+        withContext(dispatcher) { queue.connectReading { c -> queue.tablesVersion(c) > 0 } }
+
+    /**
+     * Run [runId]'s row in the queue — status, worker, attempts, claim and heartbeat times, lost claims — or null when
+     * the queue has no such run (or there is no queue in [schema]).
+     */
+    public suspend fun info(runId: String): FleetRunInfo? = infos(listOf(runId)).firstOrNull()
+
+    /** The rows of [runIds] that the queue has (by run id, in one query); those it has not are left out. */
+    public suspend fun infos(runIds: Collection<String>): List<FleetRunInfo> =
+        withContext(dispatcher) { queue.read(runIds) }
+
+    /**
+     * Up to [limit] runs whose claim is lost now: RUNNING under a worker whose lease lapsed (the worker died,
+     * stalled or lost the database), the longest lapsed first. Any worker of their graph takes them over.
+     */
+    @JvmOverloads
+    public suspend fun lostClaims(limit: Int = DEFAULT_LIMIT): List<FleetRunInfo> {
+        require(limit >= 1) { "limit must be at least 1, but was $limit." }
+        return withContext(dispatcher) { queue.lapsed(limit) }
+    }
 
     /** How many runs of each graph version are queued, running, paused, completed and failed. */
     public suspend fun counts(): List<GraphCounts> = withContext(dispatcher) { queue.counts() }

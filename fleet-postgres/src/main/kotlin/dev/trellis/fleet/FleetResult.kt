@@ -3,6 +3,7 @@ package dev.trellis.fleet
 import dev.trellis.fleet.internal.StateJson
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import java.time.Instant
 
 /** What a run of the queue came to so far, as read by [FleetRun.await] or [FleetRun.result]. */
 public class FleetResult internal constructor(
@@ -47,7 +48,10 @@ public class FleetInterrupt internal constructor(
     override fun toString(): String = "FleetInterrupt($nodeId: $payload)"
 }
 
-/** One run of the queue as listed by [FleetClient.list]. */
+/**
+ * One run of the queue, its row as the fleet sees it: listed by [FleetClient.list], read by [FleetClient.info] and
+ * [FleetClient.infos] (what Trellis Studio shows of a fleet's run).
+ */
 public class FleetRunInfo internal constructor(
     /** The run's id. */
     public val runId: String,
@@ -59,11 +63,38 @@ public class FleetRunInfo internal constructor(
     public val status: FleetStatus,
     /** How many times a worker claimed it. */
     public val attempt: Int,
-    /** The worker holding it, while RUNNING. */
+    /** The worker holding it, while RUNNING (null while it waits to be retried after a fault). */
     public val worker: String?,
+    /** Its priority in the queue (higher first). */
+    public val priority: Int = 0,
+    /** When it was submitted. */
+    public val submittedAt: Instant? = null,
+    /** When a worker first claimed it, or null while it was never claimed. */
+    public val startedAt: Instant? = null,
+    /** When its latest claim was made, or null (never claimed, or a queue of an older version). */
+    public val claimedAt: Instant? = null,
+    /** When the worker of its latest claim last renewed it (its heartbeat), or null. */
+    public val heartbeatAt: Instant? = null,
+    /** Until when the worker's claim holds, while RUNNING; past it another worker takes the run over. */
+    public val leaseUntil: Instant? = null,
+    /** When it completed or failed, or null. */
+    public val finishedAt: Instant? = null,
+    /**
+     * How many of its claims were lost: a worker's lease lapsed (the worker died, stalled or lost the database) and
+     * another claim took the run over.
+     */
+    public val lostClaims: Int = 0,
+    /**
+     * Whether its current claim is lost now: RUNNING under a worker whose lease has lapsed, waiting for another
+     * worker to take it over.
+     */
+    public val claimLapsed: Boolean = false,
+    /** Why it failed, or the fault it waits to be retried after; else null. */
+    public val error: String? = null,
 ) {
     override fun toString(): String =
-        "FleetRunInfo($runId, $graphId@$graphVersion, $status, attempt=$attempt, worker=$worker)"
+        "FleetRunInfo($runId, $graphId@$graphVersion, $status, attempt=$attempt, worker=$worker, " +
+            "lostClaims=$lostClaims, claimLapsed=$claimLapsed)"
 }
 
 /** How many runs of one graph version are in each status, as counted by [FleetClient.counts]. */

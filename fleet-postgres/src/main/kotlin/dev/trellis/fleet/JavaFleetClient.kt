@@ -54,6 +54,12 @@ public class JavaFleetClient(
     public fun history(runId: String): CompletableFuture<List<CheckpointRecord>> =
         scope.future { client.run(runId).history() }
 
+    /** Run [runId]'s row in the queue (see [FleetClient.info]); completes with null when the queue has no such run. */
+    public fun info(runId: String): CompletableFuture<FleetRunInfo?> = scope.future { client.info(runId) }
+
+    /** Runs whose claim is lost now (see [FleetClient.lostClaims]). */
+    public fun lostClaims(): CompletableFuture<List<FleetRunInfo>> = scope.future { client.lostClaims() }
+
     /** How many runs of each graph version are in each status. */
     public fun counts(): CompletableFuture<List<GraphCounts>> = scope.future { client.counts() }
 

@@ -2,6 +2,7 @@ package dev.trellis.fleet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -46,6 +47,13 @@ class JavaFleetClientTest {
         assertEquals("ok", done.state(TestGraphs.greeting(1)).get(TestGraphs.Greeting.INSTANCE.getApproved()));
         assertEquals("COMPLETED", client.history(runId).join().get(client.history(runId).join().size() - 1).getStatus());
         assertEquals(1L, client.counts().join().get(0).getCompleted());
+
+        FleetRunInfo row = client.info(runId).join();
+        assertEquals(FleetStatus.COMPLETED, row.getStatus());
+        assertEquals(2, row.getAttempt());
+        assertEquals(0, row.getLostClaims());
+        assertTrue(client.lostClaims().join().isEmpty());
+        assertNull(client.info("java-none").join());
     }
 
     @Test

@@ -49,6 +49,33 @@ class FleetClientTest {
     }
 
     @Test
+    fun `readers see a run's row in the queue, and never create the tables`(): Unit = runBlocking {
+        client.hasQueue() shouldBe false
+        client.info("r-1") shouldBe null
+        client.infos(listOf("r-1", "r-2")).shouldBeEmpty()
+        client.lostClaims().shouldBeEmpty()
+        client.hasQueue() shouldBe false // still none: reads create nothing
+
+        worker { register(TestGraphs.greeting(), 1) }
+        val before = Instant.now().minusSeconds(5)
+        client.submit(Submission.of(TestGraphs.greeting(), 1, stateOf(Greeting.person to "Ida"), runId = "r-1")).await()
+        client.hasQueue() shouldBe true
+        val row = client.info("r-1")!!
+        row.status shouldBe FleetStatus.COMPLETED
+        row.graphId shouldBe "greeting"
+        row.attempt shouldBe 1
+        row.worker shouldBe null
+        row.lostClaims shouldBe 0
+        row.claimLapsed shouldBe false
+        (row.submittedAt!! > before) shouldBe true
+        (row.claimedAt!! >= row.submittedAt!!) shouldBe true
+        (row.heartbeatAt!! >= row.claimedAt!!) shouldBe true
+        (row.finishedAt!! >= row.claimedAt!!) shouldBe true
+        client.infos(listOf("r-1", "nope")).map { it.runId } shouldBe listOf("r-1")
+        client.list(FleetStatus.COMPLETED).single().claimedAt shouldBe row.claimedAt
+    }
+
+    @Test
     fun `an interrupted run pauses, is answered from the client, and completes`(): Unit = runBlocking {
         worker { register(TestGraphs.greeting(), 1) }
         val run = client.submit(Submission("greeting", 1, """{"name": "Bo", "ask": true}""", runId = "r-ask"))

@@ -5,6 +5,8 @@ import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.testing.TestPostgres
 import io.kotest.assertions.withClue
+import io.kotest.matchers.collections.shouldBeEmpty
+import io.kotest.matchers.ints.shouldBeGreaterThanOrEqual
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
@@ -132,6 +134,12 @@ class FleetLostClaimTest {
                     it.executeUpdate() shouldBe 1
                 }
             }
+            // Readers see the claim lost (what Trellis Studio shows), before any worker takes it over.
+            val lapsed = client.info("lost-1")!!
+            lapsed.claimLapsed shouldBe true
+            lapsed.worker shouldBe "stale"
+            lapsed.lostClaims shouldBe 0
+            client.lostClaims().map { it.runId } shouldBe listOf("lost-1")
             val freshSeen = Seen()
             worker("fresh", Duration.ofSeconds(4), freshSeen)
             withTimeout(30_000) {
@@ -151,6 +159,14 @@ class FleetLostClaimTest {
             withClue("checkpoint statuses: ${run.history().map { it.status }}") {
                 run.history().none { it.status == "FAILED" } shouldBe true
             }
+            // The queue counts the lost claim: the next claim took the run from under a lapsed lease.
+            val row = client.info("lost-1")!!
+            withClue("row $row") {
+                row.lostClaims shouldBeGreaterThanOrEqual 1
+                row.claimLapsed shouldBe false
+                (row.claimedAt!! > row.startedAt!!) shouldBe true
+            }
+            client.lostClaims().shouldBeEmpty()
             // The side effect landed once, by the claim that completed the run; never by the lost claim 1.
             val effects = ledger()
             effects.size shouldBe 1

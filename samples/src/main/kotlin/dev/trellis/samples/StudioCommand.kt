@@ -7,8 +7,8 @@ import com.github.ajalt.clikt.parameters.options.flag
 import com.github.ajalt.clikt.parameters.options.option
 import com.github.ajalt.clikt.parameters.types.int
 import dev.trellis.checkpoint.CheckpointStore
-import dev.trellis.checkpoint.postgres.PostgresCheckpointStore
 import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore
+import dev.trellis.fleet.FleetClient
 import dev.trellis.studio.TrellisStudio
 import kotlinx.coroutines.runBlocking
 import java.net.URI
@@ -22,7 +22,8 @@ import java.util.concurrent.CountDownLatch
 /**
  * `trellis-samples studio [--store FILE|URL] [--port N] [--no-samples] [--once]`: runs the samples with their
  * checkpoints in a store (a new SQLite file by default), then opens Trellis Studio on it and prints its URL; it stays up
- * until Ctrl-C (`--once`: checks that the runs page answers, then stops — for tests).
+ * until Ctrl-C (`--once`: checks that the runs page answers, then stops — for tests). Over PostgreSQL, when the
+ * fleet's tables are in the schema, the studio shows the fleet's queue too.
  */
 internal class StudioCommand : CliktCommand(name = "studio") {
     private val storeOption by option(
@@ -42,6 +43,9 @@ internal class StudioCommand : CliktCommand(name = "studio") {
     override fun help(context: Context): String =
         "Runs the samples into a checkpoint store and opens Trellis Studio on their runs (http://127.0.0.1:PORT/)."
 
+    /** The fleet's client, when the store is PostgreSQL and the fleet's tables are in its schema. */
+    private var fleet: FleetClient? = null
+
     override fun run() {
         val store = openStore()
         store.use {
@@ -54,7 +58,12 @@ internal class StudioCommand : CliktCommand(name = "studio") {
                     }
                 }
             }
-            val studio = TrellisStudio.start(store, port = port, graphs = context.graphs.values.toList())
+            val builder = TrellisStudio.builder(store).port(port).graphs(context.graphs.values)
+            fleet?.let {
+                echo("Fleet tables found in schema ${it.schema}: the studio shows the fleet's queue too")
+                builder.fleet(it)
+            }
+            val studio = builder.start()
             studio.use {
                 echo("Trellis Studio at ${studio.url} (Ctrl-C to stop)")
                 if (once) {
@@ -81,7 +90,12 @@ internal class StudioCommand : CliktCommand(name = "studio") {
                 echo("Checkpoints in $file")
                 SqliteCheckpointStore(file)
             }
-            given.startsWith("jdbc:postgresql:") -> PostgresCheckpointStore(FleetSample.pool(given, 4), schema)
+            given.startsWith("jdbc:postgresql:") -> {
+                val pool = FleetSample.pool(given, 4)
+                val client = FleetClient(pool, schema)
+                if (runBlocking { client.hasQueue() }) fleet = client
+                client.store
+            }
             else -> {
                 val file = Path.of(given)
                 require(noSamples || Files.exists(file.toAbsolutePath().parent)) { "No directory for $file." }

@@ -1,6 +1,7 @@
 package dev.trellis.studio
 
 import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.fleet.FleetClient
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.RunEvent
@@ -69,6 +70,7 @@ public class TrellisStudio internal constructor(private val studio: Studio) : Au
         private var port = 0
         private var token: String? = null
         private var owner: String? = null
+        private var fleet: FleetClient? = null
 
         /** Registers [graph] (see [TrellisStudio.register]). */
         public fun graph(graph: Graph): Builder = apply { graphs += graph }
@@ -107,6 +109,15 @@ public class TrellisStudio internal constructor(private val studio: Studio) : Au
         }
 
         /**
+         * Shows the fleet's view of runs beside the store's (artifact `trellis-fleet-postgres`): for each run its
+         * queue row — queue status, worker, attempts, claim and heartbeat times, lost claims — and on the runs page
+         * the counts by graph and the claims lost now. The studio only reads the fleet's tables, through [client]'s
+         * read calls: it never creates them nor writes a row. Usually the store is the fleet's
+         * (`builder(client.store).fleet(client)`).
+         */
+        public fun fleet(client: FleetClient): Builder = apply { fleet = client }
+
+        /**
          * Starts the server and returns the running studio.
          * @throws IllegalArgumentException when [host] is not the loopback address and no [token] is set.
          */
@@ -115,7 +126,7 @@ public class TrellisStudio internal constructor(private val studio: Studio) : Au
                 "Trellis Studio listens on '$host', reachable from other machines, without a token; set one with " +
                     ".token(...) (requests without it get 401), or keep the default host 127.0.0.1."
             }
-            return TrellisStudio(Studio.start(store, graphs, host, port, token, owner))
+            return TrellisStudio(Studio.start(store, graphs, host, port, token, owner, fleet))
         }
 
         private fun isLoopback(host: String) = host == LOOPBACK || host == "localhost" || host == "::1"

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.trellis.checkpoint.InMemoryCheckpointStore;
+import dev.trellis.fleet.FleetClient;
 import dev.trellis.studio.docs.JavaStudioQuickstart;
+import dev.trellis.testing.TestPostgres;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,7 +15,7 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The studio's Java surface: the static start, the builder, the handle. */
+/** The studio's Java surface: the static start, the builder (with a fleet), the handle. */
 class JavaStudioTest {
     private static int status(String url) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url)).build();
@@ -44,6 +46,18 @@ class JavaStudioTest {
         try (TrellisStudio studio = builder.token("java-token-1").owner("java-studio").graphs(List.of()).start()) {
             assertEquals(401, status(studio.getUrl().replace("?token=java-token-1", "") + "api/v1/runs"));
             assertEquals(200, status(studio.getUrl().replace("/?", "/api/v1/runs?")));
+        }
+    }
+
+    @Test
+    void showsAFleetsQueueOverItsStore() throws Exception {
+        String schema = TestPostgres.INSTANCE.newSchema();
+        try (FleetClient fleet = new FleetClient(TestPostgres.INSTANCE.getDataSource(), schema);
+                TrellisStudio studio = TrellisStudio.builder(fleet.getStore()).fleet(fleet).start()) {
+            assertEquals(200, status(studio.getUrl() + "api/v1/fleet"));
+            assertEquals(404, status(studio.getUrl() + "api/v1/runs/none/fleet"));
+        } finally {
+            TestPostgres.INSTANCE.dropSchema(schema);
         }
     }
 

@@ -1,11 +1,13 @@
 package dev.trellis.studio
 
 import dev.trellis.checkpoint.InMemoryCheckpointStore
+import dev.trellis.checkpoint.RunInfo
 import dev.trellis.graph.stateOf
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.invoke
 import io.kotest.matchers.collections.shouldContainAll
+import io.kotest.matchers.doubles.plusOrMinus
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import kotlinx.coroutines.CompletableDeferred
@@ -82,7 +84,19 @@ class StudioApiTest {
         owned.str("owner") shouldBe "worker-b"
         owned.str("leaseLive") shouldBe "true"
 
-        ids(client.get("/api/v1/runs?status=INTERRUPTED")) shouldBe listOf("approval-1", "owned-1")
+        // Newest first by default (the order is in the answer); by run id on request.
+        all.obj.str("order") shouldBe "newest"
+        val byTime = runBlocking { ids(all).map { store.run(it)!! } }
+        byTime shouldBe byTime.sortedWith(compareByDescending<RunInfo> { it.createdAt }.thenByDescending { it.runId })
+        val byId = client.get("/api/v1/runs?order=id")
+        byId.obj.str("order") shouldBe "id"
+        ids(byId) shouldBe ids(byId).sorted()
+        ids(byId).toSet() shouldBe ids(all).toSet()
+        client.get("/api/v1/runs?order=sideways").apply {
+            status shouldBe 400
+            error shouldContain "'order'"
+        }
+        ids(client.get("/api/v1/runs?status=INTERRUPTED")) shouldBe listOf("owned-1", "approval-1")
         ids(client.get("/api/v1/runs?graph=fanout")) shouldBe listOf("fanout-1")
         val first = client.get("/api/v1/runs?limit=1")
         ids(first).size shouldBe 1
@@ -139,6 +153,39 @@ class StudioApiTest {
         rows shouldContainAll listOf("run", "research[0]", "research[1]", "research[2]", "research[3]")
         timeline["executions"]!!.jsonArray.count { it.jsonObject.str("nodeId") == "search" } shouldBe 4
         timeline.str("svg") shouldContain "data-row=\"research[3]\""
+    }
+
+    @Test
+    fun `a timeline is drawn whole or zoomed to a window, with times in microseconds`() {
+        val whole = client.get("/api/v1/runs/fanout-1/timeline").obj
+        val total = whole.str("durationUs").toLong()
+        val window = whole["window"]!!.jsonObject
+        window.str("fromUs") shouldBe "0"
+        window.str("toUs").toLong() shouldBe total
+        window.str("zoom").toDouble() shouldBe 1.0
+        val executions = whole["executions"]!!.jsonArray.map { it.jsonObject }
+        executions.count { it.str("nodeId") == "search" } shouldBe 4
+        val join = executions.single { it.str("nodeId") == "join" }
+        // A window around `join` alone: the other bars are left out of the drawing, the list stays whole.
+        val from = join.str("startUs").toLong()
+        val to = from + maxOf(join.str("durationUs").toLong(), 1)
+        val zoomed = client.get("/api/v1/runs/fanout-1/timeline?from=$from&to=$to").obj
+        zoomed["window"]!!.jsonObject.str("fromUs") shouldBe "$from"
+        val ratio = total.toDouble() / (to - from)
+        zoomed["window"]!!.jsonObject.str("zoom").toDouble() shouldBe ratio.plusOrMinus(ratio * 0.01 + 0.01)
+        zoomed.str("svg") shouldContain "data-path=\"join\""
+        zoomed.str("svg").contains("data-path=\"plan\"") shouldBe false
+        zoomed["executions"]!!.jsonArray.size shouldBe executions.size
+        client.get("/api/v1/runs/fanout-1/timeline?to=${total * 10}").obj["window"]!!.jsonObject.str("toUs") shouldBe
+            "$total"
+        client.get("/api/v1/runs/fanout-1/timeline?from=5&to=5").apply {
+            status shouldBe 400
+            error shouldContain "'to'"
+        }
+        client.get("/api/v1/runs/fanout-1/timeline?from=-1").apply {
+            status shouldBe 400
+            error shouldContain "'from'"
+        }
     }
 
     @Test

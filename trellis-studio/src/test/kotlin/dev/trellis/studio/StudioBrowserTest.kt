@@ -6,12 +6,14 @@ import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.invoke
 import io.kotest.matchers.collections.shouldContainAll
+import io.kotest.matchers.doubles.plusOrMinus
+import io.kotest.matchers.doubles.shouldBeGreaterThan
+import io.kotest.matchers.doubles.shouldBeLessThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.AfterAll
-import org.junit.jupiter.api.Assumptions.assumeTrue
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.MethodOrderer
 import org.junit.jupiter.api.Order
@@ -19,23 +21,12 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.TestMethodOrder
 import org.openqa.selenium.By
-import org.openqa.selenium.OutputType
-import org.openqa.selenium.TakesScreenshot
-import org.openqa.selenium.WebDriver
-import org.openqa.selenium.chrome.ChromeDriver
-import org.openqa.selenium.chrome.ChromeDriverService
-import org.openqa.selenium.chrome.ChromeOptions
 import org.openqa.selenium.support.ui.ExpectedConditions
-import org.openqa.selenium.support.ui.WebDriverWait
-import java.io.File
-import java.nio.file.Files
-import java.nio.file.Path
-import java.time.Duration
 
 /**
- * The studio's pages in a real headless Chromium (Debian's `chromium` and `chromium-driver`), driven through
- * WebDriver: the run list, a map run's lanes, a live run, a diff, an answer and a fork. The screenshots they take are
- * those of `docs/studio.md` (`docs/images/studio-*.png`). Without Chromium the tests are skipped, except on CI.
+ * The studio's pages in a real headless [Chromium] driven through WebDriver: the run list, a map run's lanes, a short
+ * loop zoomed, a live run, a diff, an answer and a fork (the fleet's view: `StudioFleetTest`). With
+ * `-Dtrellis.studio.screenshots=<directory>` they also write the screenshots of `docs/studio.md` there.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation::class)
@@ -44,24 +35,12 @@ class StudioBrowserTest {
     private val gate = CompletableDeferred<Unit>()
     private val gated = TestGraphs.gated(gate)
     private lateinit var studio: TrellisStudio
-    private lateinit var driver: WebDriver
-    private lateinit var profile: Path
-    private val images = Path.of("").toAbsolutePath().resolveSibling("docs").resolve("images")
+    private lateinit var chromium: Chromium
+    private val driver get() = chromium.driver
 
     @BeforeAll
     fun open() {
-        val chromium = listOf(
-            "/usr/bin/chromium",
-            "/usr/bin/chromium-browser",
-        ).map(::File).firstOrNull { it.canExecute() }
-        val chromedriver = listOf("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver").map(::File)
-            .firstOrNull { it.canExecute() }
-        if (chromium == null || chromedriver == null) {
-            check(System.getenv("CI") == null) {
-                "Chromium or chromedriver is missing on CI: install them (apt-get install -y chromium chromium-driver)."
-            }
-            assumeTrue(false, "Browser tests skipped: install chromium and chromium-driver to run them.")
-        }
+        chromium = Chromium()
         runBlocking {
             val seed = Checkpointing(store, owner = "seed")
             TestGraphs.simple.invoke(
@@ -76,48 +55,25 @@ class StudioBrowserTest {
         }
         studio = TrellisStudio.start(
             store,
-            graphs = listOf(TestGraphs.simple, TestGraphs.approval, TestGraphs.fanout, gated),
+            graphs = listOf(TestGraphs.simple, TestGraphs.approval, TestGraphs.fanout, TestGraphs.loop, gated),
         )
-        profile = Files.createTempDirectory("studio-chromium")
-        val options = ChromeOptions().setBinary(chromium!!).addArguments(
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--user-data-dir=$profile",
-            "--window-size=1400,1000",
-        )
-        val service = ChromeDriverService.Builder().usingDriverExecutable(chromedriver!!).usingAnyFreePort().build()
-        driver = ChromeDriver(service, options)
-        Files.createDirectories(images)
     }
 
     @AfterAll
     fun close() {
-        if (::driver.isInitialized) driver.quit()
         if (::studio.isInitialized) studio.close()
-        if (::profile.isInitialized) profile.toFile().deleteRecursively()
+        if (::chromium.isInitialized) chromium.close()
     }
 
-    private fun wait(seconds: Long = 60) = WebDriverWait(driver, Duration.ofSeconds(seconds))
+    private fun wait(seconds: Long = 60) = chromium.wait(seconds)
 
-    private fun waitFor(css: String) = wait().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(css)))
+    private fun waitFor(css: String) = chromium.waitFor(css)
 
-    private fun all(css: String) = driver.findElements(By.cssSelector(css))
+    private fun all(css: String) = chromium.all(css)
 
     private fun page(path: String) = driver.get(studio.url.trimEnd('/') + path)
 
-    private fun screenshot(name: String, at: String? = null) {
-        if (at != null) {
-            (driver as org.openqa.selenium.JavascriptExecutor)
-                .executeScript("document.querySelector(arguments[0]).scrollIntoView()", at)
-        }
-        Files.write(images.resolve(name), (driver as TakesScreenshot).getScreenshotAs(OutputType.BYTES))
-    }
+    private fun screenshot(name: String, at: String? = null) = chromium.screenshot(name, at)
 
     @Test
     @Order(1)
@@ -144,8 +100,56 @@ class StudioBrowserTest {
         screenshot("studio-map-run.png", at = "#timeline")
     }
 
+    /** Width in pixels of the bar of [path]'s execution [execution] on the drawn timeline. */
+    private fun barWidth(path: String, execution: Int): Double = driver.findElement(
+        By.cssSelector("#timeline g.bar[data-path='$path'][data-execution='$execution'] rect"),
+    ).getAttribute("width")!!.toDouble()
+
+    private fun zoom(): Double = driver.findElement(By.id("zoom-level")).getAttribute("data-zoom")!!.toDouble()
+
+    /** Clicks [button] and waits for the timeline to be drawn at another zoom. */
+    private fun zoomWith(button: By) {
+        val before = driver.findElement(By.id("zoom-level")).getAttribute("data-from") to zoom()
+        driver.findElement(button).click()
+        wait().until {
+            (driver.findElement(By.id("zoom-level")).getAttribute("data-from") to zoom()) != before
+        }
+    }
+
     @Test
     @Order(3)
+    fun `a short loop after a long node is zoomed until its bars read, and fitted back`() {
+        // A run of the studio, so that its timeline is exact: 3 s of `slow`, then six executions of about 5 ms.
+        val handle = studio.start(TestGraphs.loop, runId = "loop-1")
+        runBlocking { handle.await() }.status.name shouldBe "COMPLETED"
+        page("/run?id=loop-1")
+        waitFor("#timeline g.bar[data-path='review'][data-execution='3']")
+        zoom() shouldBe 1.0
+        // The whole run: the loop's bars are slivers, too thin for their labels.
+        val fitted = barWidth("write", 2)
+        fitted shouldBeLessThan 20.0
+        all("#timeline g.bar[data-path='write'][data-execution='2'] text").size shouldBe 0
+        // Zooming to an execution from the list: its bar takes a third of the plot, labelled.
+        zoomWith(By.cssSelector("button.zoom-to[data-path='write'][data-execution='2']"))
+        zoom() shouldBeGreaterThan 20.0
+        val zoomed = barWidth("write", 2)
+        zoomed shouldBeGreaterThan 200.0
+        waitFor("#timeline g.bar[data-path='write'][data-execution='2'] text").text shouldContain "write #2"
+        all("#timeline g.bar[data-path='slow']").size shouldBe 0 // outside the window: left out
+        screenshot("studio-zoom.png", at = "#timeline-section")
+        // Out halves the bar, in doubles it back; Fit shows the whole run again.
+        zoomWith(By.id("zoom-out"))
+        barWidth("write", 2) shouldBe (zoomed / 2).plusOrMinus(zoomed * 0.05)
+        zoomWith(By.id("zoom-in"))
+        barWidth("write", 2) shouldBe zoomed.plusOrMinus(zoomed * 0.05)
+        zoomWith(By.id("zoom-fit"))
+        zoom() shouldBe 1.0
+        barWidth("write", 2) shouldBe fitted
+        all("#timeline g.bar[data-path='slow']").size shouldBe 1
+    }
+
+    @Test
+    @Order(4)
     fun `a live run's nodes turn from running to completed`() {
         studio.start(gated, runId = "gated-1")
         page("/run?id=gated-1")
@@ -160,7 +164,7 @@ class StudioBrowserTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     fun `two checkpoints are compared`() {
         page("/run?id=simple-1")
         waitFor("#checkpoints tbody tr[data-sequence]")
@@ -175,7 +179,7 @@ class StudioBrowserTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     fun `an interrupt is answered and the run completes`() {
         page("/run?id=approval-1")
         wait().until(ExpectedConditions.visibilityOfElementLocated(By.id("answer-form")))
@@ -188,7 +192,7 @@ class StudioBrowserTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     fun `a fork with an edited value runs to completion`() {
         page("/run?id=simple-1")
         waitFor("#fork-fields textarea[data-key='words']")

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test
 
 /**
  * The runs page over 100,000 runs in PostgreSQL (`docs/performance.md`, "Studio"): the runs and their two checkpoints
- * are written with one `INSERT … SELECT generate_series` each, then the first page, a deep page and a filtered page
- * are timed through the HTTP API. The bound asserted is generous (a loaded machine); the figures are printed.
+ * are written with one `INSERT … SELECT generate_series` each (run-000001 first, a second apart), then the first
+ * page, a deep page and a filtered page, newest first, and a deep page by run id are timed through the HTTP API.
+ * The bound asserted is generous (a loaded machine); the figures are printed.
  */
 class StudioPostgresListTest {
     @Test
@@ -36,16 +37,23 @@ class StudioPostgresListTest {
                 val client = StudioClient(studio.url)
                 repeat(3) { client.get("/api/v1/runs").status shouldBe 200 } // warm up
                 val first = median(client, "/api/v1/runs")
-                val deep = median(client, "/api/v1/runs?after=run-090000")
+                val deep = median(client, "/api/v1/runs?after=run-010000")
                 val failed = median(client, "/api/v1/runs?status=FAILED&after=run-050000")
-                val page = client.get("/api/v1/runs?after=run-090000").obj
-                page["runs"]!!.jsonArray.size shouldBe 50
-                page["runs"]!!.jsonArray.first().jsonObject["runId"]!!.jsonPrimitive.content shouldBe "run-090001"
+                val byId = median(client, "/api/v1/runs?order=id&after=run-090000")
+
+                // Newest first (the default): run-100000 was created last.
+                fun firstOf(path: String) =
+                    client.get(path).obj["runs"]!!.jsonArray.first().jsonObject["runId"]!!.jsonPrimitive.content
+                firstOf("/api/v1/runs") shouldBe "run-100000"
+                client.get("/api/v1/runs?after=run-010000").obj["runs"]!!.jsonArray.size shouldBe 50
+                firstOf("/api/v1/runs?after=run-010000") shouldBe "run-009999"
+                firstOf("/api/v1/runs?status=FAILED&after=run-050000") shouldBe "run-049990"
+                firstOf("/api/v1/runs?order=id&after=run-090000") shouldBe "run-090001"
                 println(
                     "Studio runs page, 100,000 runs in PostgreSQL: first page $first ms, deep page $deep ms, " +
-                        "filtered page $failed ms (median of 11)",
+                        "filtered page $failed ms, deep page by run id $byId ms (median of 11)",
                 )
-                for (ms in listOf(first, deep, failed)) assertTrue(ms < 2_000) { "a page took $ms ms" }
+                for (ms in listOf(first, deep, failed, byId)) assertTrue(ms < 2_000) { "a page took $ms ms" }
             }
         } finally {
             pool.close()
@@ -68,9 +76,11 @@ class StudioPostgresListTest {
             c.createStatement().use { s ->
                 s.execute(
                     """
-                    INSERT INTO $schema.trellis_runs (run_id, graph_id, owner, lease_until, epoch, latest_sequence, latest_status)
+                    INSERT INTO $schema.trellis_runs (run_id, graph_id, owner, lease_until, epoch, latest_sequence,
+                        latest_status, created_at)
                     SELECT 'run-' || lpad(i::text, 6, '0'), 'bench', NULL, NULL, 1, 2,
-                           CASE WHEN i % 10 = 0 THEN 'FAILED' WHEN i % 10 = 1 THEN 'INTERRUPTED' ELSE 'COMPLETED' END
+                           CASE WHEN i % 10 = 0 THEN 'FAILED' WHEN i % 10 = 1 THEN 'INTERRUPTED' ELSE 'COMPLETED' END,
+                           1767225600000 + i * 1000
                     FROM generate_series(1, 100000) AS i
                     """.trimIndent(),
                 )

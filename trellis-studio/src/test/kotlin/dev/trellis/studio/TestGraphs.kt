@@ -5,6 +5,8 @@ import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.delay
+import kotlin.time.Duration.Companion.milliseconds
 
 /** A document: a topic, its draft, whether it was approved, its word count, long notes. */
 object Doc : StateSchema("doc") {
@@ -84,5 +86,28 @@ object TestGraphs {
         start(first)
         first then wait
         wait then last
+    }
+
+    /**
+     * slow (3 s) → a write ⇄ review loop of six 5 ms executions: on a timeline of the whole run the loop is a sliver,
+     * readable once zoomed.
+     */
+    val loop: Graph = graph("loop", Doc) {
+        val slow = node("slow") {
+            delay(3_000.milliseconds)
+            set(Doc.topic, "loops")
+        }
+        val write = node("write") {
+            delay(5.milliseconds)
+            set(Doc.words, get(Doc.words) + 1)
+        }
+        val review = node("review") {
+            delay(5.milliseconds)
+            set(Doc.approved, get(Doc.words) >= 3)
+        }
+        start(slow)
+        slow then write
+        write then review
+        review.then(write) { !it[Doc.approved] }
     }
 }

@@ -50,7 +50,8 @@ public class JdbcCheckpointStore(
     private val updateLatestSql = updateLatestSql(runs)
     private val advanceLatestSql = advanceLatestSql(runs)
     private val createRunSql =
-        "INSERT INTO $runs (run_id, epoch, latest_sequence) VALUES (?, 0, 0) ON CONFLICT (run_id) DO NOTHING"
+        "INSERT INTO $runs (run_id, epoch, latest_sequence, created_at) VALUES (?, 0, 0, ?) " +
+            "ON CONFLICT (run_id) DO NOTHING"
     private val grantSql = "UPDATE $runs SET owner = ?, lease_until = ?, epoch = ? WHERE run_id = ?"
     private val releaseSql =
         "UPDATE $runs SET owner = NULL, lease_until = NULL WHERE run_id = ? AND epoch = ? AND owner = ?"
@@ -107,12 +108,13 @@ public class JdbcCheckpointStore(
 
     private suspend fun claimOnce(runId: String, owner: String, granted: AtomicReference<Lease?>): Lease =
         shortWrite({ "claim" }, runId) { c ->
+            val now = now(c)
             engine.withStatement(c, createRunSql) {
                 it.setString(1, runId)
+                it.setLong(2, now.toEpochMilli())
                 it.executeUpdate()
             }
             val row = checkNotNull(lockRun(c, runId)) { "Run '$runId' vanished while it was being claimed." }
-            val now = now(c)
             StoreRules.checkClaim(runId, owner, row, now)
             val lease = Lease(runId, owner, row.epoch + 1, now.plus(leaseDuration))
             // Recorded before the commit: released again if the caller was cancelled meanwhile (see claim).

@@ -61,6 +61,14 @@ public object Migrations {
                 "CREATE INDEX ${nodeCache.substringAfterLast('.')}_expiry ON $nodeCache (expires_at)",
             )
         },
+        // 3: when each run was first recorded (epoch milliseconds; 0 for runs recorded before), for listings newest
+        // first (RunQuery.Order.NEWEST_FIRST) paged by key on (created_at, run_id).
+        { runs, _, _ ->
+            listOf(
+                "ALTER TABLE $runs ADD COLUMN created_at BIGINT NOT NULL DEFAULT 0",
+                "CREATE INDEX ${runs.substringAfterLast('.')}_created ON $runs (created_at, run_id)",
+            )
+        },
     )
 
     /** The newest version; a database recording a newer one was written by a newer Trellis. */

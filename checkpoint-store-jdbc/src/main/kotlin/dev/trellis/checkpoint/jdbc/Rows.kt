@@ -13,7 +13,8 @@ import java.sql.Types
 import java.time.Instant
 
 /** The columns of a run row, in the order [runRow] reads them. */
-internal const val RUN_COLUMNS = "run_id, graph_id, owner, lease_until, epoch, latest_sequence, latest_status"
+internal const val RUN_COLUMNS =
+    "run_id, graph_id, owner, lease_until, epoch, latest_sequence, latest_status, created_at"
 
 /** The columns of a checkpoint row, in the order [bindRecord] binds them. */
 internal const val RECORD_COLUMNS = "run_id, sequence, parent_sequence, forked_from_run, forked_from_sequence, " +
@@ -81,6 +82,8 @@ internal fun runRow(rs: ResultSet): RunRow = RunRow(
     epoch = rs.getLong(5),
     latestSequence = rs.getLong(6),
     latestStatus = rs.getString(7),
+    // 0: recorded before the stores kept it.
+    createdAt = rs.getLong(8).takeIf { it > 0 }?.let(Instant::ofEpochMilli),
 )
 
 internal fun ResultSet.getNullableLong(index: Int): Long? = getLong(index).takeUnless { wasNull() }

@@ -33,9 +33,12 @@ public class RunRow(
     public val latestSequence: Long,
     /** The status recorded with the latest checkpoint, or `null` while the run has none. */
     public val latestStatus: String?,
+    /** When the store first recorded the run, or `null` when unknown (a row from before stores recorded it). */
+    public val createdAt: Instant? = null,
 ) {
     /** This row as the public [RunInfo]. */
-    public fun toInfo(): RunInfo = RunInfo(runId, graphId, owner, leaseUntil, epoch, latestSequence, latestStatus)
+    public fun toInfo(): RunInfo =
+        RunInfo(runId, graphId, owner, leaseUntil, epoch, latestSequence, latestStatus, createdAt)
 }
 
 /** The part of a checkpoint that pruning looks at. Shared by the stores; not for applications. */
@@ -55,6 +58,18 @@ public class PruneEntry(
  */
 @InternalStoreApi
 public object StoreRules {
+    /**
+     * [dev.trellis.checkpoint.RunQuery.Order.NEWEST_FIRST] as a comparator: creation time descending (unknown
+     * last), then run id descending.
+     */
+    public val newestFirst: Comparator<RunInfo> =
+        compareByDescending<RunInfo, Instant?>(nullsFirst()) { it.createdAt }.thenByDescending { it.runId }
+
+    /** The refusal of a newest-first page after run [runId], which is not in the store. */
+    public fun unknownCursor(runId: String): String =
+        "No run '$runId' to list newest-first runs after: it was deleted since the previous page was read. " +
+            "Start again from the first page."
+
     /** Store times are kept to the millisecond, the precision of the SQL columns. */
     public fun now(clock: Clock): Instant = clock.instant().truncatedTo(ChronoUnit.MILLIS)
 

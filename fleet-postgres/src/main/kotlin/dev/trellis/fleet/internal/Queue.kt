@@ -35,8 +35,15 @@ internal class Queue(
      * lost); retried for up to [bound].
      */
     fun <T> attempts(bound: Duration = unavailableAfter, block: (Connection, retry: Boolean) -> T): T =
+        tried(bound, ensure = true, block)
+
+    /** [connect] without creating or migrating the tables first: for readers (`QueueReads.kt`). */
+    fun <T> connectReading(block: (Connection) -> T): T =
+        tried(unavailableAfter, ensure = false) { c, _ -> block(c) }
+
+    private fun <T> tried(bound: Duration, ensure: Boolean, block: (Connection, retry: Boolean) -> T): T =
         TransientFaults.retryingBlocking(bound, ::unavailable) { number ->
-            tables.ensure(dataSource)
+            if (ensure) tables.ensure(dataSource)
             dataSource.connection.use { c ->
                 c.setNetworkTimeout(Runnable::run, NETWORK_TIMEOUT_MILLIS)
                 block(c, number > 1)
@@ -123,9 +130,12 @@ internal class Queue(
         leaseMillis: Long,
         excluded: Array<String>? = null,
     ): List<Claim> = c.prepareStatement(
+        // A run taken while RUNNING under a worker's claim is a lost claim: that worker's lease lapsed.
         "UPDATE $runs AS r SET status = 'RUNNING', worker = ?, attempt = r.attempt + 1, " +
             "lease_until = clock_timestamp() + ? * interval '1 millisecond', " +
-            "started_at = coalesce(r.started_at, clock_timestamp()) " +
+            "started_at = coalesce(r.started_at, clock_timestamp()), claimed_at = clock_timestamp(), " +
+            "heartbeat_at = clock_timestamp(), " +
+            "lost_claims = r.lost_claims + CASE WHEN r.status = 'RUNNING' AND r.worker IS NOT NULL THEN 1 ELSE 0 END " +
             "FROM (SELECT run_id FROM $runs WHERE $where AND graph_key = ANY(?) ORDER BY $order LIMIT ? " +
             "FOR UPDATE SKIP LOCKED) AS p WHERE r.run_id = p.run_id " +
             "RETURNING r.run_id, r.graph_key, r.input, r.attempt, r.answers",
@@ -160,7 +170,8 @@ internal class Queue(
     fun heartbeat(worker: String, runIds: Array<String>, leaseMillis: Long, bound: Duration): Map<String, Int> =
         attempts(bound) { c, _ ->
             c.prepareStatement(
-                "UPDATE $runs SET lease_until = clock_timestamp() + ? * interval '1 millisecond' " +
+                "UPDATE $runs SET lease_until = clock_timestamp() + ? * interval '1 millisecond', " +
+                    "heartbeat_at = clock_timestamp() " +
                     "WHERE run_id = ANY(?) AND worker = ? AND status = 'RUNNING' RETURNING run_id, attempt",
             ).use {
                 it.setLong(1, leaseMillis)

@@ -152,27 +152,10 @@ internal fun Queue.answer(runId: String, answers: Map<String, String>?, single: 
 }
 
 internal fun Queue.list(status: FleetStatus, limit: Int): List<FleetRunInfo> = connect { c ->
-    c.prepareStatement(
-        "SELECT run_id, graph_id, graph_version, status, attempt, worker FROM $runs WHERE status = ? ORDER BY seq LIMIT ?",
-    ).use {
+    c.prepareStatement("SELECT ${infoColumns()} FROM $runs WHERE status = ? ORDER BY seq LIMIT ?").use {
         it.setString(1, status.name)
         it.setInt(2, limit)
-        it.executeQuery().use { rs ->
-            buildList {
-                while (rs.next()) {
-                    add(
-                        FleetRunInfo(
-                            rs.getString(1),
-                            rs.getString(2),
-                            rs.getInt(3),
-                            FleetStatus.valueOf(rs.getString(4)),
-                            rs.getInt(5),
-                            rs.getString(6),
-                        ),
-                    )
-                }
-            }
-        }
+        it.executeQuery().use { rs -> buildList { while (rs.next()) add(info(rs)) } }
     }
 }
 

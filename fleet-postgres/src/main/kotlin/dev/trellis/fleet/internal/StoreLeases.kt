@@ -32,8 +32,8 @@ internal class StoreLeases(schema: String) {
         }
         val until = now + leaseMillis
         return c.prepareStatement(
-            "INSERT INTO $runs AS s (run_id, epoch, latest_sequence, owner, lease_until) " +
-                "SELECT id, 1, 0, ?, ? FROM unnest(?::text[]) AS t(id) ORDER BY id " +
+            "INSERT INTO $runs AS s (run_id, epoch, latest_sequence, owner, lease_until, created_at) " +
+                "SELECT id, 1, 0, ?, ?, ? FROM unnest(?::text[]) AS t(id) ORDER BY id " +
                 "ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until, " +
                 "epoch = s.epoch + 1 " +
                 "WHERE s.owner IS NULL OR s.owner = excluded.owner OR s.lease_until IS NULL OR s.lease_until <= ? " +
@@ -41,8 +41,9 @@ internal class StoreLeases(schema: String) {
         ).use { statement ->
             statement.setString(1, owner)
             statement.setLong(2, until)
-            statement.setArray(3, c.createArrayOf("text", runIds.sorted().toTypedArray()))
-            statement.setLong(4, now)
+            statement.setLong(3, now)
+            statement.setArray(4, c.createArrayOf("text", runIds.sorted().toTypedArray()))
+            statement.setLong(5, now)
             statement.executeQuery().use { rs ->
                 buildMap {
                     while (rs.next()) {

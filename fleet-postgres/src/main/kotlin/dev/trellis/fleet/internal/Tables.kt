@@ -7,7 +7,8 @@ import javax.sql.DataSource
 /**
  * The fleet's tables in one schema, next to the checkpoint store's: `trellis_fleet_runs` (the queue: one row per run,
  * never deleted until retention), `trellis_fleet_graphs` (what the workers can run) and
- * `trellis_fleet_schema_version`. Created on first use under an advisory lock, like the store's tables.
+ * `trellis_fleet_schema_version`. Created (or brought to the current [VERSION]) on first use under an advisory lock,
+ * like the store's tables; readers that must not create them check [exists] first.
  */
 internal class Tables(val schema: String) {
     init {
@@ -19,7 +20,7 @@ internal class Tables(val schema: String) {
 
     val runs = "$schema.trellis_fleet_runs"
     val graphs = "$schema.trellis_fleet_graphs"
-    private val versions = "$schema.trellis_fleet_schema_version"
+    val versions = "$schema.trellis_fleet_schema_version"
 
     /** The NOTIFY channel of new work (payload: the graph key `id@version`). */
     val workChannel = "trellis_fleet_work_$schema".take(MAX_CHANNEL)
@@ -59,9 +60,9 @@ internal class Tables(val schema: String) {
                         "The fleet tables in schema $schema are at version $current, newer than this Trellis " +
                             "understands ($VERSION); upgrade Trellis."
                     }
-                    if (current < VERSION) {
-                        c.createStatement().use { s -> ddl().forEach(s::execute) }
-                        c.createStatement().use { it.execute("INSERT INTO $versions (version) VALUES ($VERSION)") }
+                    for (version in current + 1..VERSION) {
+                        c.createStatement().use { s -> migrations[version - 1]().forEach(s::execute) }
+                        c.createStatement().use { it.execute("INSERT INTO $versions (version) VALUES ($version)") }
                     }
                     c.commit()
                 } catch (e: Throwable) {
@@ -72,6 +73,15 @@ internal class Tables(val schema: String) {
             ready = true
         }
     }
+
+    /** Each version's statements, from the one before it; append new versions, never edit old ones. */
+    private val migrations: List<() -> List<String>> = listOf(::ddl, ::claims)
+
+    /** Version 2: when each claim was made and last heartbeat, and how many claims of the run were lost. */
+    private fun claims(): List<String> = listOf(
+        "ALTER TABLE $runs ADD COLUMN claimed_at TIMESTAMPTZ, ADD COLUMN heartbeat_at TIMESTAMPTZ, " +
+            "ADD COLUMN lost_claims INTEGER NOT NULL DEFAULT 0",
+    )
 
     private fun ddl(): List<String> = listOf(
         """
@@ -115,7 +125,7 @@ internal class Tables(val schema: String) {
     )
 
     companion object {
-        const val VERSION = 1
+        const val VERSION = 2
         private const val MAX_CHANNEL = 63
         private val SCHEMA_NAME = Regex("[a-z_][a-z0-9_]{0,62}")
 

@@ -54,7 +54,10 @@ internal fun Application.studioModule(studio: Studio) {
         get("/api/v1/graphs") { call.json { api.graphs() } }
         get("/api/v1/runs") { call.json { api.runs(call.request.queryParameters) } }
         get("/api/v1/runs/{id}") { call.json { api.run(call.parameters["id"]!!) } }
-        get("/api/v1/runs/{id}/timeline") { call.json { api.timeline(call.parameters["id"]!!) } }
+        get("/api/v1/runs/{id}/timeline") {
+            val q = call.request.queryParameters
+            call.json { api.timeline(call.parameters["id"]!!, q["from"], q["to"]) }
+        }
         get("/api/v1/runs/{id}/checkpoints") { call.json { api.checkpoints(call.parameters["id"]!!) } }
         get("/api/v1/runs/{id}/checkpoints/{sequence}") {
             call.json { api.checkpoint(call.parameters["id"]!!, sequence(call.parameters["sequence"], "sequence")) }
@@ -64,6 +67,9 @@ internal fun Application.studioModule(studio: Studio) {
             call.json { api.diff(call.parameters["id"]!!, sequence(q["from"], "from"), sequence(q["to"], "to")) }
         }
         get("/api/v1/runs/{id}/events") { call.json { api.events(call.parameters["id"]!!) } }
+        get("/api/v1/runs/{id}/fleet") { call.json { api.fleetRun(call.parameters["id"]!!) } }
+        get("/api/v1/fleet") { call.json { api.fleet() } }
+        get("/api/v1/fleet/runs") { call.json { api.fleetRuns(call.request.queryParameters) } }
         get("/api/v1/runs/{id}/events/stream") { streamEvents(studio, call) }
         actions.install(this)
     }

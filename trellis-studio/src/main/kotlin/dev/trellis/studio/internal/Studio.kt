@@ -1,6 +1,7 @@
 package dev.trellis.studio.internal
 
 import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.fleet.FleetClient
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.Checkpointing
@@ -24,6 +25,8 @@ internal class Studio private constructor(
     val store: CheckpointStore,
     val token: String?,
     val owner: String,
+    /** The fleet's view of runs, when the studio was given a fleet. */
+    val fleet: FleetLink?,
 ) {
     val graphs = ConcurrentHashMap<String, Graph>()
     val live = LiveRuns()
@@ -75,8 +78,9 @@ internal class Studio private constructor(
             port: Int,
             token: String?,
             owner: String?,
+            fleet: FleetClient?,
         ): Studio {
-            val studio = Studio(store, token, owner ?: defaultOwner())
+            val studio = Studio(store, token, owner ?: defaultOwner(), fleet?.let(::FleetLink))
             graphs.forEach(studio::register)
             val server = embeddedServer(CIO, port = port, host = host) { studioModule(studio) }
             server.start(wait = false)

@@ -8,9 +8,11 @@ import dev.trellis.graph.State
 import dev.trellis.runtime.stateAt
 import dev.trellis.studio.timeline.RunTimeline
 import dev.trellis.studio.timeline.TimelineViews
+import dev.trellis.studio.timeline.TimelineWindow
 import io.ktor.http.Parameters
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.add
@@ -51,24 +53,42 @@ internal class StudioApi(private val studio: Studio) {
         }
     }
 
-    suspend fun runs(q: Parameters): JsonElement {
-        val limit = q["limit"]?.let { it.toIntOrNull() ?: badRequest("Parameter 'limit' must be a number, was '$it'.") }
+    private fun limit(text: String?): Int {
+        val limit = text?.let { it.toIntOrNull() ?: badRequest("Parameter 'limit' must be a number, was '$it'.") }
             ?: PAGE
         if (limit !in 1..MAX_PAGE) badRequest("Parameter 'limit' must be from 1 to $MAX_PAGE, but was $limit.")
+        return limit
+    }
+
+    suspend fun runs(q: Parameters): JsonElement {
+        val limit = limit(q["limit"])
         val status = q["status"]?.ifBlank { null }?.uppercase()
         if (status != null && status !in STATUSES) {
             badRequest("Parameter 'status' must be one of ${STATUSES.joinToString()}, but was '$status'.")
         }
-        val page = store.runs(RunQuery(status, q["graph"]?.ifBlank { null }, q["after"]?.ifBlank { null }, limit + 1))
+        val order = when (val text = q["order"]?.ifBlank { null } ?: NEWEST) {
+            NEWEST -> RunQuery.Order.NEWEST_FIRST
+            BY_ID -> RunQuery.Order.RUN_ID
+            else -> badRequest(
+                "Parameter 'order' must be '$NEWEST' (the default: newest first) or '$BY_ID', but was '$text'.",
+            )
+        }
+        val query = RunQuery(status, q["graph"]?.ifBlank { null }, q["after"]?.ifBlank { null }, limit + 1, order)
+        val page = store.runs(query)
         val shown = page.take(limit)
+        val fleetRows = studio.fleet?.rows(shown.map { it.runId }).orEmpty()
         return buildJsonObject {
-            put("runs", JsonArray(shown.map { summary(it) }))
+            put("order", if (order == RunQuery.Order.NEWEST_FIRST) NEWEST else BY_ID)
+            put("runs", JsonArray(shown.map { summary(it, fleetRows[it.runId]) }))
             put("next", if (page.size > limit) shown.last().runId else null)
         }
     }
 
-    /** A run as the list shows it: its row in the store, read with its first and latest checkpoints. */
-    suspend fun summary(info: RunInfo): JsonObject {
+    /**
+     * A run as the list shows it: its row in the store, read with its first and latest checkpoints, and its row in the
+     * fleet's queue ([fleetRow], null when the studio has no fleet or the queue no such run).
+     */
+    suspend fun summary(info: RunInfo, fleetRow: JsonObject? = null): JsonObject {
         val latest = readable { store.latest(info.runId) }
         val first = if (info.latestSequence <= 1L) latest else readable { store.get(info.runId, 1) }
         val payload = latest?.let(CheckpointPayload::of)
@@ -109,12 +129,13 @@ internal class StudioApi(private val studio: Studio) {
             put("live", live?.running == true)
             put("cancellable", live?.cancellable == true)
             put("graphRegistered", studio.graph(info.graphId) != null)
+            put("fleet", fleetRow ?: JsonNull)
         }
     }
 
     suspend fun run(runId: String): JsonElement {
         val info = info(runId)
-        val summary = summary(info)
+        val summary = summary(info, studio.fleet?.row(runId))
         val graph = studio.graph(info.graphId)
         return buildJsonObject {
             summary.forEach { (k, v) -> put(k, v) }
@@ -143,10 +164,28 @@ internal class StudioApi(private val studio: Studio) {
         }
     }
 
-    suspend fun timeline(runId: String): JsonElement {
+    /**
+     * The run's timeline, drawn from [fromText] to [toText] microseconds after its start (a zoom; the whole run
+     * without them; an end past the run's is the run's).
+     */
+    suspend fun timeline(runId: String, fromText: String?, toText: String?): JsonElement {
+        val from = micros(fromText, "from")
+        val to = micros(toText, "to")
+        if (from != null && to != null && to <= from) {
+            badRequest("Parameter 'to' ($to) must be after 'from' ($from): the window to draw, in microseconds.")
+        }
         val info = info(runId)
         val timeline = timelineOf(runId, info) ?: conflict(unregistered(info))
-        return TimelineViews.json(timeline)
+        val whole = TimelineWindow.whole(timeline.duration)
+        val end = to?.let { Duration.ofNanos(it * 1_000) }?.coerceAtMost(whole.to) ?: whole.to
+        val start = from?.let { Duration.ofNanos(it * 1_000) }?.coerceAtMost(end.minusNanos(1)) ?: Duration.ZERO
+        return TimelineViews.json(timeline, TimelineWindow(start, end, whole.total))
+    }
+
+    private fun micros(text: String?, name: String): Long? = text?.ifBlank { null }?.let {
+        it.toLongOrNull()?.takeIf { v -> v >= 0 } ?: badRequest(
+            "Parameter '$name' must be a time after the run's start in microseconds (0 or more), but was '$it'.",
+        )
     }
 
     suspend fun checkpoints(runId: String): JsonElement {
@@ -209,6 +248,28 @@ internal class StudioApi(private val studio: Studio) {
             putJsonArray("unchanged") { for ((k, v) in b) if (a[k] == v) add(k) }
         }
     }
+
+    /** The fleet's overview (`GET /api/v1/fleet`). */
+    suspend fun fleet(): JsonElement = fleetLink().overview()
+
+    /** Runs of the fleet's queue in a fleet status (`GET /api/v1/fleet/runs`), QUEUED by default. */
+    suspend fun fleetRuns(q: Parameters): JsonElement {
+        val link = fleetLink()
+        val limit = limit(q["limit"])
+        val status = q["status"]?.ifBlank { null }?.uppercase() ?: "QUEUED"
+        return buildJsonObject { put("runs", link.runs(status, limit)) }
+    }
+
+    /** Run [runId]'s row in the fleet's queue (`GET /api/v1/runs/{id}/fleet`). */
+    suspend fun fleetRun(runId: String): JsonElement = fleetLink().row(runId) ?: notFound(
+        "Run '$runId' is not in the fleet's queue (schema ${fleetLink().schema}): it was not submitted to the fleet, " +
+            "or retention deleted its row; GET /api/v1/runs/$runId shows it from the store.",
+    )
+
+    private fun fleetLink(): FleetLink = studio.fleet ?: notFound(
+        "This studio has no fleet: start it with TrellisStudio.builder(store).fleet(fleetClient) to show the fleet's " +
+            "queue beside the store.",
+    )
 
     fun events(runId: String): JsonElement {
         val events = studio.live.events(runId) ?: notFound(
@@ -299,6 +360,8 @@ internal class StudioApi(private val studio: Studio) {
     private companion object {
         const val PAGE = 50
         const val MAX_PAGE = 1_000
+        const val NEWEST = "newest"
+        const val BY_ID = "id"
         val STATUSES = listOf("RUNNING", "COMPLETED", "FAILED", "INTERRUPTED", "DRAINED", "CANCELLED")
 
         fun entry(key: String, value: JsonElement) = buildJsonObject {

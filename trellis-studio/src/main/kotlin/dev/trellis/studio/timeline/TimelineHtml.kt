@@ -34,8 +34,12 @@ internal object TimelineHtml {
     private const val LANE_H = 30
     private const val TOP = 34
 
-    /** The timeline alone (heading, SVG, legend), as the studio's run page shows it. */
-    fun timelineBlock(t: RunTimeline): String = buildString { timeline(t) }
+    /**
+     * The timeline alone (SVG and legend), as the studio's run page shows it under its own heading: the part of the
+     * run in [window] (the whole run by default) across the plot's width.
+     */
+    fun timelineBlock(t: RunTimeline, window: TimelineWindow = TimelineWindow.whole(t.duration)): String =
+        buildString { timeline(t, window) }
 
     fun render(t: RunTimeline): String = buildString {
         append("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n")
@@ -44,6 +48,7 @@ internal object TimelineHtml {
         ).append(Html.escape("Run ${t.runId} of ${t.graphId}")).append("</title>\n")
         append("<style>").append(CSS).append("</style>\n</head>\n<body>\n")
         header(t)
+        append("<h2>Timeline</h2>\n")
         timeline(t)
         append("<h2>Graph</h2>\n<div class=\"graph-box\">\n")
         GraphSvg.render(t.graph, t.nodes, this, t.childSummary())
@@ -74,25 +79,22 @@ internal object TimelineHtml {
         append("</header>\n")
     }
 
-    private fun StringBuilder.timeline(t: RunTimeline) {
-        val total = maxOf(t.duration.toNanos(), 1L)
-
-        fun xOf(at: Instant): Double =
-            LABEL_W + PLOT_W * (Duration.between(t.startedAt, at).toNanos().toDouble() / total)
+    private fun StringBuilder.timeline(t: RunTimeline, window: TimelineWindow = TimelineWindow.whole(t.duration)) {
+        fun xOf(at: Instant): Double = LABEL_W + PLOT_W * window.fraction(Duration.between(t.startedAt, at))
         val lanes = maxOf(t.laneCount, 1)
         val height = TOP + lanes * LANE_H + 20
         val width = LABEL_W + PLOT_W + 50
-        append("<h2>Timeline</h2>\n<div class=\"timeline-box\">\n")
+        append("<div class=\"timeline-box\">\n")
         append("<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width)
             .append("\" height=\"").append(height).append("\" viewBox=\"0 0 ").append(width).append(' ').append(height)
             .append("\">\n")
-        // Axis: ticks at round fractions of the run's duration.
-        for (i in 0..10) {
-            val x = LABEL_W + PLOT_W * i / 10.0
+        // Axis: ticks at round fractions of the window.
+        for ((fraction, label) in window.ticks(10)) {
+            val x = LABEL_W + PLOT_W * fraction
             append("<line class=\"tick\" x1=\"").append(fmt(x)).append("\" y1=\"").append(TOP - 6).append("\" x2=\"")
                 .append(fmt(x)).append("\" y2=\"").append(height - 16).append("\"/>")
             append("<text class=\"axis\" x=\"").append(fmt(x)).append("\" y=\"").append(height - 4).append("\">")
-                .append(formatDuration(Duration.ofNanos(total * i / 10))).append("</text>\n")
+                .append(label).append("</text>\n")
         }
         append("<text class=\"lane-label\" x=\"4\" y=\"").append(TOP - 12).append("\">checkpoints</text>\n")
         val labels = t.laneLabels
@@ -112,6 +114,7 @@ internal object TimelineHtml {
         val laneOf = t.bars.associate { (it.path to it.execution) to it.lane }
         for (mark in t.marks) {
             val x = xOf(mark.at)
+            if (x < LABEL_W - 0.5 || x > LABEL_W + PLOT_W + 0.5) continue
             val lane = if (mark.path == null) null else laneOf[mark.path to mark.execution]
             // Custom events sit on the lower edge of their bar, so they do not hide its label.
             val y = when {
@@ -126,8 +129,12 @@ internal object TimelineHtml {
     }
 
     private fun StringBuilder.bar(bar: TimelineBar, y: Int, xOf: (Instant) -> Double) {
-        val x1 = xOf(bar.start)
-        val w = maxOf(xOf(bar.end) - x1, 3.0)
+        val start = xOf(bar.start)
+        val end = xOf(bar.end)
+        // Outside the window: left out; across its edges: cut at them.
+        if (end < LABEL_W - 0.5 || start > LABEL_W + PLOT_W + 0.5) return
+        val x1 = start.coerceIn(LABEL_W.toDouble(), LABEL_W + PLOT_W - 3.0)
+        val w = maxOf(end.coerceAtMost(LABEL_W + PLOT_W.toDouble()) - x1, 3.0)
         append("<g class=\"bar status-").append(bar.status.name.lowercase()).append("\" data-node=\"")
             .append(Html.escape(bar.nodeId)).append("\" data-path=\"").append(Html.escape(bar.path))
             .append("\" data-execution=\"").append(bar.execution)
@@ -269,7 +276,7 @@ h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 22px 0 8p
 .timeline-box, .graph-box { overflow-x: auto; border: 1px solid #ddd; border-radius: 6px; padding: 6px; background: #fcfcfc; }
 svg text { font: 12px system-ui, sans-serif; stroke: none; fill: #222; }
 .lane-bg { fill: #f4f6f8; stroke: #fff; stroke-width: 2; }
-.lane-label { fill: #777; }
+.lane-label { fill: #777; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 .tick { stroke: #e3e3e3; } .axis { fill: #888; text-anchor: middle; font-size: 11px; }
 .bar rect { stroke-width: 1.2; } .bar text { fill: #111; pointer-events: none; }
 .status-completed, .bar.status-completed rect, .gnode.status-completed rect, .swatch.status-completed { fill: #c8ecd0; stroke: #2e7d32; background: #c8ecd0; }

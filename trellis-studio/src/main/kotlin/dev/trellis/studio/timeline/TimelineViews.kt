@@ -7,6 +7,7 @@ import kotlinx.serialization.json.addJsonObject
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.put
 import kotlinx.serialization.json.putJsonArray
+import kotlinx.serialization.json.putJsonObject
 import java.time.Duration
 
 /** A [RunTimeline] as the studio's API sends it: its drawings (SVG text) and its bars and marks as JSON. */
@@ -15,13 +16,20 @@ internal object TimelineViews {
 
     fun emptyGraphSvg(graph: Graph): String = buildString { GraphSvg.render(graph, emptyList(), this) }
 
-    fun json(t: RunTimeline): JsonElement = buildJsonObject {
+    /** [t] as JSON, its SVG drawing the part of the run in [window] (see [TimelineHtml.timelineBlock]). */
+    fun json(t: RunTimeline, window: TimelineWindow = TimelineWindow.whole(t.duration)): JsonElement = buildJsonObject {
         put("runId", t.runId)
         put("status", t.status.name)
         put("approximate", t.approximate)
         put("startedAt", t.startedAt.toString())
         put("durationMs", t.duration.toMillis())
-        put("svg", TimelineHtml.timelineBlock(t))
+        put("durationUs", t.duration.toNanos() / 1_000)
+        putJsonObject("window") {
+            put("fromUs", window.from.toNanos() / 1_000)
+            put("toUs", window.to.toNanos() / 1_000)
+            put("zoom", window.zoom)
+        }
+        put("svg", TimelineHtml.timelineBlock(t, window))
         putJsonArray("lanes") { t.laneLabels.forEach { add(JsonPrimitive(it)) } }
         putJsonArray("executions") {
             for (bar in t.bars) {
@@ -34,6 +42,8 @@ internal object TimelineViews {
                     put("lane", bar.lane)
                     put("startMs", Duration.between(t.startedAt, bar.start).toMillis())
                     put("durationMs", Duration.between(bar.start, bar.end).toMillis())
+                    put("startUs", Duration.between(t.startedAt, bar.start).toNanos() / 1_000)
+                    put("durationUs", Duration.between(bar.start, bar.end).toNanos() / 1_000)
                     put("attempts", bar.attempts)
                     put("error", bar.error)
                 }

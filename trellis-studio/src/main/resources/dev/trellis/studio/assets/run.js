@@ -23,10 +23,45 @@
       if (r.graphSvg) { document.getElementById('graph').innerHTML = r.graphSvg; }
       else { document.getElementById('graph').textContent = 'Graph ' + r.graphId + ' is not registered with the studio: register it to draw it and act on its runs.'; }
       document.getElementById('mermaid').textContent = r.mermaid || '';
+      fleetRow(r.fleet);
       actions(r);
       follow(r);
       return Promise.all([timeline(), checkpoints()]);
-    }).catch(Studio.showError);
+    }).catch(e => {
+      // Not in the store (yet): a run of the fleet's queue that no worker has started shows its queue row.
+      if (e.status !== 404) return Studio.showError(e);
+      return Studio.get(base + '/fleet').then(f => {
+        document.getElementById('run-id').textContent = runId;
+        const st = document.getElementById('run-status');
+        st.innerHTML = ''; st.appendChild(Studio.badge(f.status)); st.setAttribute('data-status', 'FLEET_' + f.status);
+        document.getElementById('meta').textContent = 'graph ' + f.graphId + ' v' + f.graphVersion +
+          ' · in the fleet\'s queue, no checkpoint yet';
+        fleetRow(f);
+        ['actions', 'timeline-section', 'checkpoints-section', 'fork-section'].forEach(id => {
+          const x = document.getElementById(id); if (x) x.hidden = true;
+        });
+        document.getElementById('graph').textContent = '';
+        clearTimeout(timer);
+        timer = setTimeout(() => location.reload(), 2000);
+      }).catch(() => Studio.showError(e));
+    });
+  }
+
+  // The run's row in the fleet's queue, when the studio has a fleet and the queue has the run.
+  function fleetRow(f) {
+    const section = document.getElementById('fleet-section');
+    section.hidden = !f;
+    if (!f) return;
+    const body = document.querySelector('#fleet-row tbody');
+    body.innerHTML = '';
+    const rows = [
+      ['status', f.status], ['worker', f.worker || '—'], ['attempts', f.attempt], ['lost claims', f.lostClaims],
+      ['claim lapsed', f.claimLapsed ? 'yes: another worker will take it over' : 'no'], ['priority', f.priority],
+      ['submitted', Studio.time(f.submittedAt)], ['first claimed', Studio.time(f.startedAt)],
+      ['claimed', Studio.time(f.claimedAt)], ['last heartbeat', Studio.time(f.heartbeatAt)],
+      ['lease until', Studio.time(f.leaseUntil)], ['finished', Studio.time(f.finishedAt)], ['error', f.error || '—'],
+    ];
+    rows.forEach(([k, v]) => body.appendChild(Studio.el('tr', { 'data-field': k }, Studio.el('th', {}, k), Studio.el('td', {}, v))));
   }
 
   function actions(r) {
@@ -73,19 +108,72 @@
     if (!refresh) refresh = setTimeout(() => { refresh = null; timeline(); }, 400);
   }
 
+  // The timeline's zoom: the window of the run it draws across the page, in microseconds after the run's start
+  // (null: the whole run). Zooming in halves the window around its middle, out doubles it, the arrows move it.
+  let win = null;
+  const MIN_WINDOW_US = 1;
+
+  function total() { return Math.max(lastTimeline ? lastTimeline.durationUs : 1, 1); }
+
+  function setWindow(from, to) {
+    const all = total();
+    let width = Math.max(to - from, MIN_WINDOW_US);
+    if (width >= all) { win = null; return timeline(); }
+    from = Math.min(Math.max(from, 0), all - width);
+    win = { from: Math.floor(from), to: Math.ceil(from + width) };
+    return timeline();
+  }
+
+  function current() { return win || { from: 0, to: total() }; }
+
+  function zoomBy(factor) {
+    const w = current();
+    const middle = (w.from + w.to) / 2;
+    const half = (w.to - w.from) / factor / 2;
+    return setWindow(middle - half, middle + half);
+  }
+
+  function pan(direction) {
+    const w = current();
+    const step = (w.to - w.from) / 2 * direction;
+    return setWindow(w.from + step, w.to + step);
+  }
+
+  // Zooms so that execution x takes about a third of the view, in its middle.
+  function zoomTo(x) {
+    const width = Math.max(x.durationUs * 3, 30);
+    const middle = x.startUs + x.durationUs / 2;
+    return setWindow(middle - width / 2, middle + width / 2);
+  }
+
+  let lastTimeline = null;
   function timeline() {
     if (!run || !run.graphRegistered) { document.getElementById('timeline-section').hidden = true; return Promise.resolve(); }
-    return Studio.get(base + '/timeline').then(t => {
+    const q = win ? '?from=' + win.from + '&to=' + win.to : '';
+    return Studio.get(base + '/timeline' + q).then(t => {
+      lastTimeline = t;
       document.getElementById('timeline').innerHTML = t.svg +
         (t.approximate ? '<p class="note">Rebuilt from checkpoints: times are approximate (between checkpoints).</p>' : '');
+      const zoom = t.window.zoom;
+      const level = document.getElementById('zoom-level');
+      level.textContent = '\u00d7' + (zoom < 10 ? Math.round(zoom * 10) / 10 : Math.round(zoom));
+      level.setAttribute('data-zoom', zoom);
+      level.setAttribute('data-from', t.window.fromUs);
+      level.setAttribute('data-to', t.window.toUs);
+      document.getElementById('zoom-out').disabled = win === null;
+      document.getElementById('zoom-fit').disabled = win === null;
+      document.getElementById('pan-left').disabled = win === null || t.window.fromUs <= 0;
+      document.getElementById('pan-right').disabled = win === null || t.window.toUs >= t.durationUs;
       const body = document.querySelector('#executions tbody');
       body.innerHTML = '';
       t.executions.forEach((x, i) => {
+        const go = Studio.el('button', { type: 'button', class: 'zoom-to', 'data-path': x.path, 'data-execution': x.execution }, 'zoom to');
+        go.onclick = () => zoomTo(x);
         body.appendChild(Studio.el('tr', { 'data-path': x.path, 'data-row': x.row, 'data-status': x.status },
           Studio.el('td', {}, i + 1), Studio.el('td', {}, x.row), Studio.el('td', {}, x.path), Studio.el('td', {}, x.execution),
-          Studio.el('td', { class: 'status-' + x.status.toLowerCase() }, x.status), Studio.el('td', {}, '+' + Studio.ms(x.startMs)),
-          Studio.el('td', {}, Studio.ms(x.durationMs)), Studio.el('td', {}, t.approximate ? '?' : x.attempts),
-          Studio.el('td', { class: 'error-cell' }, x.error || '')));
+          Studio.el('td', { class: 'status-' + x.status.toLowerCase() }, x.status), Studio.el('td', {}, '+' + Studio.us(x.startUs)),
+          Studio.el('td', {}, Studio.us(x.durationUs)), Studio.el('td', {}, t.approximate ? '?' : x.attempts),
+          Studio.el('td', { class: 'error-cell' }, x.error || ''), Studio.el('td', {}, go)));
       });
     }).catch(Studio.showError);
   }
@@ -209,6 +297,11 @@
   }
 
   document.getElementById('diff-button').onclick = diff;
+  document.getElementById('zoom-in').onclick = () => zoomBy(2);
+  document.getElementById('zoom-out').onclick = () => zoomBy(0.5);
+  document.getElementById('zoom-fit').onclick = () => { win = null; timeline(); };
+  document.getElementById('pan-left').onclick = () => pan(-1);
+  document.getElementById('pan-right').onclick = () => pan(1);
   document.getElementById('fork-form').onsubmit = fork;
   document.getElementById('fork-sequence').onchange = e => forkFields(e.target.value);
   document.getElementById('resume-button').onclick = () => act('/resume');

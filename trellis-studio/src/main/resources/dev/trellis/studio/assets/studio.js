@@ -22,12 +22,17 @@ window.Studio = (function () {
     if (v === null || v === undefined) return '—';
     return v < 10000 ? v + ' ms' : (v / 1000).toFixed(1) + ' s';
   }
+  // A time in microseconds: µs below a millisecond, else as ms() shows it.
+  function us(v) {
+    if (v === null || v === undefined) return '—';
+    return v < 1000 ? v + ' \u00b5s' : (v < 10000 ? (v / 1000).toFixed(2) + ' ms' : ms(Math.round(v / 1000)));
+  }
   function showError(e) {
     const m = document.getElementById('message');
     if (m) { m.textContent = e.message; m.hidden = false; } else { alert(e.message); }
   }
   return {
     get: url => call('GET', url), post: (url, body) => call('POST', url, body || {}),
-    el: el, badge: badge, time: time, ms: ms, showError: showError,
+    el: el, badge: badge, time: time, ms: ms, us: us, showError: showError,
   };
 })();
