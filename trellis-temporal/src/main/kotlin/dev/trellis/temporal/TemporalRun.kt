@@ -5,6 +5,7 @@ import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.Status
 import dev.trellis.temporal.internal.Payloads
 import io.temporal.client.WorkflowFailedException
+import io.temporal.client.WorkflowNotFoundException
 import io.temporal.client.WorkflowStub
 import io.temporal.client.WorkflowUpdateException
 import io.temporal.failure.ApplicationFailure
@@ -82,6 +83,7 @@ public class TemporalRun internal constructor(
      *
      * @throws IllegalArgumentException when no interrupt [interruptId] is pending (the message lists those that
      *   are); the run is unchanged.
+     * @throws IllegalStateException when the run is not running.
      */
     public fun answerBlocking(interruptId: String, answer: String) {
         try {
@@ -90,6 +92,11 @@ public class TemporalRun internal constructor(
             val cause = e.cause
             val message = (cause as? ApplicationFailure)?.originalMessage ?: cause?.message ?: e.message
             throw IllegalArgumentException(message, e)
+        } catch (e: WorkflowNotFoundException) {
+            throw IllegalStateException(
+                "Run '$runId' is not running (it ended, or never started): it has no interrupt to answer.",
+                e,
+            )
         }
     }
 

@@ -39,7 +39,18 @@ class InterruptUpdateTest {
         start(inner)
     }
 
-    private val temporal = TemporalHarness(listOf(approval, review))
+    private val twoSteps: Graph = graph("two-steps", S) {
+        val draft = node("draft") { set(S.log, listOf("draft")) }
+        val approve = node("approve") { set(S.answer, interrupt("Publish the draft?")) }
+        val confirm = node("confirm") {
+            set(S.log, listOf("confirmed: ${get(S.answer)}, ${interrupt("Sure?")}"))
+        }
+        start(draft)
+        draft then approve
+        approve then confirm
+    }
+
+    private val temporal = TemporalHarness(listOf(approval, review, twoSteps))
 
     @AfterEach
     fun tearDown() {
@@ -101,12 +112,24 @@ class InterruptUpdateTest {
     }
 
     @Test
-    fun `answering a run that asks nothing says so`() {
-        val run = temporal.runner.start(approval, runId = "approve-early")
-        pending(run)
+    fun `an answered interrupt is no longer pending, and an ended run has none`() {
+        val run = temporal.runner.start(twoSteps, runId = "approve-twice")
+        pending(run) shouldBe mapOf("approve" to "Publish the draft?")
         run.answerBlocking("approve", "yes")
-        val error = assertThrows<IllegalArgumentException> { run.answerBlocking("approve", "again") }
-        error.message!! shouldContain "no pending interrupt 'approve'"
-        run.awaitBlocking().state[S.answer] shouldBe "yes"
+        awaitPending(run, "confirm")
+
+        val again = assertThrows<IllegalArgumentException> { run.answerBlocking("approve", "again") }
+        again.message!! shouldContain "no pending interrupt 'approve'; its pending interrupts are [confirm]"
+        run.answerBlocking("confirm", "sure")
+        run.awaitBlocking().state[S.log] shouldBe listOf("draft", "confirmed: yes, sure")
+
+        val ended = assertThrows<IllegalStateException> { run.answerBlocking("confirm", "late") }
+        ended.message!! shouldContain "Run 'approve-twice' is not running"
+    }
+
+    private fun awaitPending(run: TemporalRun, id: String) {
+        val deadline = System.nanoTime() + 60_000_000_000L
+        while (id !in run.interrupts() && System.nanoTime() < deadline) Thread.sleep(20)
+        run.interrupts().keys shouldBe setOf(id)
     }
 }
