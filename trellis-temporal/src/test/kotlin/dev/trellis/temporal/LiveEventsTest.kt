@@ -91,7 +91,10 @@ class LiveEventsTest {
         run.awaitBlocking().status shouldBe Status.COMPLETED
 
         val published = withTimeout(60.seconds) {
-            live.subscribe("live-repeats").transformWhile { emit(it); !it.event.isTerminal }.toList()
+            live.subscribe("live-repeats").transformWhile {
+                emit(it)
+                !it.event.isTerminal
+            }.toList()
         }
         val payloads = published.map { it.event }.filterIsInstance<RunEvent.Custom>().map { it.payload.toString() }
         // Live from the activity, again from the workflow when the activity completed (and on any replay).
