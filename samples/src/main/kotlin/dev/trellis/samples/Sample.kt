@@ -120,6 +120,7 @@ internal object Samples {
         CancellationSample,
         AgentsSample,
         JavaSample,
+        TemporalSample,
     )
 
     const val DEFAULT: String = "research"

@@ -177,7 +177,7 @@ class SamplesTest {
     @Test
     fun `every sample is listed by name`() {
         Samples.all.map { it.name } shouldContainExactly
-            listOf("research", "basics", "routing", "fanout", "mapreduce", "cancellation", "agents", "java")
+            listOf("research", "basics", "routing", "fanout", "mapreduce", "cancellation", "agents", "java", "temporal")
         Samples.named(Samples.DEFAULT) shouldBe ResearchSample
     }
 }

@@ -16,9 +16,24 @@ public class TemporalOptions @JvmOverloads constructor(
     public val activityTimeout: Duration = Duration.ofMinutes(10),
     /** Added to a node's own timeout to make its activity's start-to-close timeout (Trellis times the attempt). */
     public val activityTimeoutMargin: Duration = Duration.ofSeconds(30),
+    /** The side channel the workers publish the runs' events on, live ([LiveEvents]); null for none. */
+    public val liveEvents: LiveEvents? = null,
+    /**
+     * The most activities a run has pending at once (Temporal refuses more than 2,000 per workflow): node attempts
+     * beyond it (a map of many tasks) wait, in order, for a running one to end.
+     */
+    public val maxPendingActivities: Int = 1000,
 ) {
     init {
         require(maxValueBytes > 0) { "maxValueBytes must be positive, but was $maxValueBytes." }
         require(!activityTimeout.isNegative && !activityTimeout.isZero) { "activityTimeout must be positive." }
+        require(maxPendingActivities in 1..2000) {
+            "maxPendingActivities must be between 1 and 2000 (Temporal's limit per workflow), but was " +
+                "$maxPendingActivities."
+        }
     }
+
+    /** These options, publishing the runs' events on [events] (for Java callers; Kotlin names the argument). */
+    public fun withLiveEvents(events: LiveEvents): TemporalOptions =
+        TemporalOptions(maxValueBytes, activityTimeout, activityTimeoutMargin, events, maxPendingActivities)
 }

@@ -1,6 +1,5 @@
 package dev.trellis.temporal
 
-import dev.trellis.graph.Composite
 import dev.trellis.graph.Graph
 import dev.trellis.temporal.internal.GraphWorkflow
 import dev.trellis.temporal.internal.GraphWorkflowImpl
@@ -23,8 +22,7 @@ public object TemporalWorkers {
      * Registers [graphs] (their subgraphs included) on [worker] with [options]; [onExecution], when given, is told
      * the node path of each activity execution on this worker (for counting in tests and metrics).
      *
-     * @throws IllegalArgumentException when two graphs share an id, or a map node runs a plain body per task (its
-     *   tasks would run in workflow code; give the map node a subgraph instead).
+     * @throws IllegalArgumentException when two graphs share an id.
      */
     @JvmStatic
     @JvmOverloads
@@ -34,28 +32,35 @@ public object TemporalWorkers {
         options: TemporalOptions = TemporalOptions(),
         onExecution: (String) -> Unit = {},
     ) {
-        val byId = LinkedHashMap<String, Graph>()
+        val versions = GraphVersions()
         for (graph in graphs) {
             require(
-                byId.put(graph.id, graph) == null,
-            ) { "Two graphs have id '${graph.id}'; give each graph its own id." }
-            check(graph)
+                versions.all()[graph.id] == null,
+            ) { "Two graphs have id '${graph.id}'; give each graph its own id (or register versions: GraphVersions)." }
+            versions.add(1, graph)
         }
+        register(worker, versions, options, onExecution)
+    }
+
+    /**
+     * Registers the [versions] of graphs on [worker]: new runs take each graph's latest version, replayed runs the
+     * version their history recorded (see [GraphVersions]).
+     */
+    @JvmStatic
+    @JvmOverloads
+    public fun register(
+        worker: Worker,
+        versions: GraphVersions,
+        options: TemporalOptions = TemporalOptions(),
+        onExecution: (String) -> Unit = {},
+    ) {
+        val byId = versions.all().mapValues { java.util.TreeMap(it.value) }
         worker.registerWorkflowImplementationFactory(
             GraphWorkflow::class.java,
             Functions.Func<GraphWorkflow> { GraphWorkflowImpl(byId, options) },
         )
-        worker.registerActivitiesImplementations(NodeActivityImpl(byId, options.maxValueBytes, onExecution))
-    }
-
-    private fun check(graph: Graph) {
-        for (node in graph.nodes) {
-            val composite = node.composite
-            require(composite !is Composite.Map || composite.body == null) {
-                "Map node '${node.id}' of graph '${graph.id}' runs a body per task, which trellis-temporal " +
-                    "cannot run as activities yet; give the map node a subgraph (map(..., graph = ...)) instead."
-            }
-            node.subgraph?.let(::check)
-        }
+        worker.registerActivitiesImplementations(
+            NodeActivityImpl(byId, options.maxValueBytes, options.liveEvents, onExecution),
+        )
     }
 }

@@ -1,20 +1,24 @@
 package dev.trellis.temporal.internal
 
+import dev.trellis.graph.Composite
 import dev.trellis.graph.Graph
-import dev.trellis.graph.NodeScope
-import dev.trellis.graph.State
+import dev.trellis.graph.SliceViolationException
 import dev.trellis.graph.StateKey
+import dev.trellis.temporal.LiveEvents
 import io.temporal.activity.ActivityInterface
 import io.temporal.activity.ActivityMethod
 import io.temporal.failure.ApplicationFailure
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
+import java.util.TreeMap
 
 /** The activity that runs one attempt of one node: request and response are JSON texts (see [NodeActivityImpl]). */
 @ActivityInterface
@@ -25,46 +29,67 @@ internal interface NodeActivity {
     companion object {
         /** The activity type of node attempts. */
         const val TYPE: String = "TrellisNode"
+
+        /** The first detail of a failure raised by the node scope's own checks: the workflow rebuilds the error. */
+        const val SCOPE_ERROR: String = "trellis-scope"
     }
 }
 
 /**
- * Runs a node's body on the activity worker with only its node's state slice, and answers its write set (each
- * value encoded with its key's serializer, refused above [maxValueBytes]), its meters and the payloads it emitted.
- * A node's exception fails the activity with a non-retryable `ApplicationFailure` of the exception's class name:
- * Trellis's retry policy, in the workflow, decides whether the node runs again.
+ * Runs a node's body on the activity worker with only its node's state slice ([ActivityNodeScope], the runtime's
+ * rules), and answers its write set (each value encoded with its key's serializer, refused above [maxValueBytes]),
+ * its charges, the payloads it emitted, or the payload of its interrupt. A node's exception fails the activity with
+ * a non-retryable `ApplicationFailure` of the exception's class name: Trellis's retry policy, in the workflow,
+ * decides whether the node runs again. Emitted payloads also go to [live] at once, when there is one.
  */
 internal class NodeActivityImpl(
-    private val graphs: Map<String, Graph>,
+    private val graphs: Map<String, TreeMap<Int, Graph>>,
     private val maxValueBytes: Int,
+    private val live: LiveEvents?,
     private val onExecution: (String) -> Unit,
 ) : NodeActivity {
     override fun runNode(request: String): String {
         val req = Payloads.json.parseToJsonElement(request).jsonObject
         val graphId = req.getValue("graph").jsonPrimitive.content
         val path = req.getValue("path").jsonPrimitive.content
-        val graph = graphs[graphId] ?: throw ApplicationFailure.newNonRetryableFailure(
-            "This worker has no graph '$graphId'; register it with TemporalWorkers.register on every worker of the task queue.",
+        val version = req["version"]?.jsonPrimitive?.int ?: 1
+        val graph = graphs[graphId]?.get(version) ?: throw ApplicationFailure.newFailure(
+            "This worker has no version $version of graph '$graphId'; register it (GraphVersions) on every worker " +
+                "of the task queue while runs of it are in flight.",
             "UnknownGraph",
         )
         val node = Payloads.resolve(graph, path)
         val nodeGraph = graphOf(graph, path)
         val input = Payloads.decodeState(nodeGraph.schema, req.getValue("state").jsonObject)
-        val scope = ActivityNodeScope(
-            req.getValue("run").jsonPrimitive.content,
-            node.id,
-            req.getValue("attempt").jsonPrimitive.int,
-            req.getValue("execution").jsonPrimitive.int,
-            input,
-        )
+        val runId = req.getValue("run").jsonPrimitive.content
+        val attempt = req.getValue("attempt").jsonPrimitive.int
+        val execution = req.getValue("execution").jsonPrimitive.int
+        val answer = req["answer"]?.takeIf { it != JsonNull }?.jsonPrimitive?.content
+        val firstIndex = req["emittedBefore"]?.jsonPrimitive?.int ?: 0
+        val scope = ActivityNodeScope(runId, node, attempt, execution, input, answer, firstIndex) { index, payload ->
+            live?.let { LiveCustom.publish(it, runId, node.id, path, execution, attempt, index, payload) }
+        }
+        // A map task (`summarize[3]`) runs the map's body with its item, sent as a one-item list of the `over` key.
+        val task = (node.composite as? Composite.Map)?.body?.takeIf { req.containsKey("item") }
+        val item = req["item"]?.let { (Payloads.decode((node.composite as Composite.Map).over, it) as List<*>)[0] }
         onExecution(path)
-        try {
-            runBlocking { node.body.invoke(scope) }
+        var interrupt: String? = null
+        val failure: Throwable? = try {
+            runBlocking { if (task != null) task.invoke(scope, item) else node.body.invoke(scope) }
+            scope.violation
         } catch (e: InterruptedException) {
             // The worker is shutting down: not the node's failure; Temporal runs the attempt again on another worker.
             throw ApplicationFailure.newFailure("The worker running node '$path' stopped mid-attempt.", "WorkerStopped")
+        } catch (e: ActivityInterrupt) {
+            interrupt = e.payload
+            scope.violation
         } catch (e: Exception) {
-            throw ApplicationFailure.newNonRetryableFailure(e.message ?: e.toString(), e.javaClass.name)
+            scope.violation ?: e
+        }
+        if (failure != null) throw failureOf(failure, scope)
+        val emitted = JsonArray(scope.emitted.map { JsonPrimitive(it.toString()) })
+        if (interrupt != null) {
+            return JsonObject(mapOf("interrupt" to JsonPrimitive(interrupt), "emitted" to emitted)).toString()
         }
         val writes = scope.keys.indices.map { i ->
             val key = scope.keys[i]
@@ -83,10 +108,32 @@ internal class NodeActivityImpl(
         return JsonObject(
             mapOf(
                 "writes" to JsonArray(writes),
-                "meters" to JsonObject(scope.meters.mapValues { JsonPrimitive(it.value) }),
-                "emitted" to JsonArray(scope.emitted.map { JsonPrimitive(it.toString()) }),
+                "charges" to JsonArray(
+                    scope.charges.map { JsonArray(listOf(JsonPrimitive(it.first), JsonPrimitive(it.second))) },
+                ),
+                "emitted" to emitted,
             ),
         ).toString()
+    }
+
+    /** The activity's failure for the attempt's [error]: the scope's own errors carry what rebuilds them. */
+    private fun failureOf(error: Throwable, scope: ActivityNodeScope): ApplicationFailure {
+        val message = error.message ?: error.toString()
+        return when {
+            error is SliceViolationException -> ApplicationFailure.newNonRetryableFailure(
+                message,
+                SliceViolationException::class.java.name,
+                NodeActivity.SCOPE_ERROR,
+                error.key.name,
+                error.access.name,
+            )
+            error === scope.refusal -> ApplicationFailure.newNonRetryableFailure(
+                message,
+                IllegalArgumentException::class.java.name,
+                NodeActivity.SCOPE_ERROR,
+            )
+            else -> ApplicationFailure.newNonRetryableFailure(message, error.javaClass.name)
+        }
     }
 
     private fun graphOf(graph: Graph, path: String): Graph {
@@ -95,76 +142,23 @@ internal class NodeActivityImpl(
     }
 }
 
-/** Reads back an activity's response: the writes (by key of [schema]), meters and emitted payloads. */
+/** Reads back an activity's response: the writes (by key of the schema), charges, emitted payloads or interrupt. */
 internal class NodeResponse(response: String, schemaKeys: (String) -> StateKey<*>) {
     private val obj = Payloads.json.parseToJsonElement(response).jsonObject
+
+    /** The payload of the node's interrupt, when it asked for input (then it wrote nothing). */
+    val interrupt: String? = obj["interrupt"]?.jsonPrimitive?.content
     val keys: List<StateKey<*>>
     val values: List<Any?>
 
     init {
-        val writes = obj.getValue("writes").jsonArray
+        val writes = obj["writes"]?.jsonArray.orEmpty()
         keys = writes.map { schemaKeys(it.jsonArray[0].jsonPrimitive.content) }
         values = writes.mapIndexed { i, w -> Payloads.decode(keys[i], w.jsonArray[1]) }
     }
 
-    val meters: Map<String, Double> =
-        obj.getValue("meters").jsonObject.mapValues { it.value.jsonPrimitive.content.toDouble() }
-    val emitted: List<String> = obj.getValue("emitted").jsonArray.map { it.jsonPrimitive.content }
-}
-
-/** The [NodeScope] of a node body run by the activity: reads its slice, records its writes. */
-private class ActivityNodeScope(
-    override val runId: String,
-    override val nodeId: String,
-    override val attempt: Int,
-    override val executionCount: Int,
-    override val state: State,
-) : NodeScope {
-    val keys = ArrayList<StateKey<*>>()
-    val values = ArrayList<Any?>()
-    val meters = LinkedHashMap<String, Double>()
-    val emitted = ArrayList<Any>()
-
-    override fun <T> get(key: StateKey<T>): T {
-        var value: Any? = state.getOrUnset(key)
-        val reducer = key.reducer
-        for (i in keys.indices) {
-            if (keys[i] != key) continue
-            @Suppress("UNCHECKED_CAST")
-            value =
-                if (reducer == null || value === State.Unset) values[i] else reducer.reduce(value as T, values[i] as T)
-        }
-        return if (value === State.Unset) state[key] else key.cast(value)
+    val charges: List<Pair<String, Double>> = obj["charges"]?.jsonArray.orEmpty().map { charge: JsonElement ->
+        charge.jsonArray[0].jsonPrimitive.content to charge.jsonArray[1].jsonPrimitive.content.toDouble()
     }
-
-    override fun <T> set(key: StateKey<T>, value: T) {
-        require(key.schema === state.schema) {
-            "Node '$nodeId' wrote key '${key.name}' of schema '${key.schema.name}', but this graph's schema is '${state.schema.name}'."
-        }
-        keys += key
-        values += value
-    }
-
-    override fun <T> update(key: StateKey<T>, transform: (T) -> T) {
-        require(key.reducer == null) {
-            "update() replaces a value, but state key '${key.name}' has reducer ${key.reducer}; use set(${key.name}, update) to fold an update into it."
-        }
-        set(key, transform(get(key)))
-    }
-
-    override suspend fun emit(payload: Any) {
-        emitted += payload
-    }
-
-    override fun charge(meter: String, amount: Double) {
-        require(meter.isNotBlank() && amount >= 0 && amount.isFinite()) {
-            "charge($meter, $amount): the meter must not be blank and the amount must be finite and not negative."
-        }
-        meters[meter] = (meters[meter] ?: 0.0) + amount
-    }
-
-    override fun interrupt(payload: String): String = throw UnsupportedOperationException(
-        "Node '$nodeId' called interrupt(), which trellis-temporal does not support yet; run this graph with the " +
-            "local runtime or the PostgreSQL fleet.",
-    )
+    val emitted: List<String> = obj["emitted"]?.jsonArray.orEmpty().map { it.jsonPrimitive.content }
 }
