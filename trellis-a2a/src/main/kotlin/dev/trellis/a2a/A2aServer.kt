@@ -143,7 +143,8 @@ public class A2aServer private constructor(
         @JvmStatic
         public fun builder(graph: Graph, input: StateKey<String>, vararg outputs: StateKey<String>): Builder {
             require(input.schema === graph.schema) {
-                "Key '${input.name}' is not a key of graph '${graph.id}''s schema; give the key the task's text goes to."
+                "Key '${input.name}' is not a key of graph '${graph.id}''s schema; give the key the task's text " +
+                    "goes to."
             }
             require(outputs.isNotEmpty()) { "Give A2aServer.builder at least one output key: the task's artifacts." }
             val foreign = outputs.filter { it.schema !== graph.schema }.map { it.name }
@@ -155,5 +156,7 @@ public class A2aServer private constructor(
 
 private fun daemonThreads(prefix: String): ThreadFactory {
     val count = AtomicInteger()
-    return ThreadFactory { runnable -> Thread(runnable, "$prefix-${count.incrementAndGet()}").apply { isDaemon = true } }
+    return ThreadFactory { runnable ->
+        Thread(runnable, "$prefix-${count.incrementAndGet()}").apply { isDaemon = true }
+    }
 }

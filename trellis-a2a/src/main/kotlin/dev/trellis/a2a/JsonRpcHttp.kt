@@ -1,5 +1,6 @@
 package dev.trellis.a2a
 
+import com.fasterxml.jackson.core.JsonParseException
 import com.fasterxml.jackson.core.JsonProcessingException
 import com.sun.net.httpserver.HttpExchange
 import com.sun.net.httpserver.HttpHandler
@@ -63,19 +64,21 @@ internal class JsonRpcHttp(private val handler: JSONRPCHandler) : HttpHandler {
             val method = node?.get("method")?.takeIf { it.isTextual }?.asText()
             if (method != null) state[JSONRPCContextKeys.METHOD_NAME_KEY] = method
             if (method == SendStreamingMessageRequest.METHOD || method == TaskResubscriptionRequest.METHOD) {
-                publisher = when (val request = Utils.OBJECT_MAPPER.treeToValue(node, StreamingJSONRPCRequest::class.java)) {
+                val request = Utils.OBJECT_MAPPER.treeToValue(node, StreamingJSONRPCRequest::class.java)
+                publisher = when (request) {
                     is SendStreamingMessageRequest -> handler.onMessageSendStream(request, context)
                     is TaskResubscriptionRequest -> handler.onResubscribeToTask(request, context)
-                    else -> return send(exchange, 200, Utils.toJsonString(JSONRPCErrorResponse(request.id, UnsupportedOperationError())))
+                    else -> return send(exchange, 200, unsupported(request.id))
                 }
             } else {
-                val response = when (val request = Utils.OBJECT_MAPPER.treeToValue(node, NonStreamingJSONRPCRequest::class.java)) {
-                    is SendMessageRequest -> handler.onMessageSend(request, context)
-                    is GetTaskRequest -> handler.onGetTask(request, context)
-                    is CancelTaskRequest -> handler.onCancelTask(request, context)
-                    else -> JSONRPCErrorResponse(request.id, UnsupportedOperationError())
+                val request = Utils.OBJECT_MAPPER.treeToValue(node, NonStreamingJSONRPCRequest::class.java)
+                val response = when (request) {
+                    is SendMessageRequest -> Utils.toJsonString(handler.onMessageSend(request, context))
+                    is GetTaskRequest -> Utils.toJsonString(handler.onGetTask(request, context))
+                    is CancelTaskRequest -> Utils.toJsonString(handler.onCancelTask(request, context))
+                    else -> unsupported(request.id)
                 }
-                return send(exchange, 200, Utils.toJsonString(response))
+                return send(exchange, 200, response)
             }
         } catch (e: JsonProcessingException) {
             return send(exchange, 200, Utils.toJsonString(errorOf(e)))
@@ -88,7 +91,7 @@ internal class JsonRpcHttp(private val handler: JSONRPCHandler) : HttpHandler {
     private fun errorOf(e: JsonProcessingException): JSONRPCErrorResponse = when (e) {
         is MethodNotFoundJsonMappingException -> JSONRPCErrorResponse(e.id, MethodNotFoundError())
         is InvalidParamsJsonMappingException -> JSONRPCErrorResponse(e.id, InvalidParamsError())
-        else -> if (e.cause is com.fasterxml.jackson.core.JsonParseException || e is com.fasterxml.jackson.core.JsonParseException) {
+        else -> if (e.cause is JsonParseException || e is JsonParseException) {
             JSONRPCErrorResponse(JSONParseError())
         } else {
             JSONRPCErrorResponse(InvalidRequestError())
@@ -134,6 +137,9 @@ internal class JsonRpcHttp(private val handler: JSONRPCHandler) : HttpHandler {
         )
         done.await()
     }
+
+    private fun unsupported(id: Any?): String =
+        Utils.toJsonString(JSONRPCErrorResponse(id, UnsupportedOperationError()))
 
     private fun send(exchange: HttpExchange, status: Int, json: String) {
         val bytes = json.toByteArray()

@@ -115,7 +115,8 @@ public class RemoteAgent private constructor(
         try {
             runInterruptible(Dispatchers.IO) { client.sendMessage(message, listOf(consumer), onError, null) }
         } catch (e: Exception) {
-            throw RemoteAgentException(name, null, null, "Remote agent '$name' at ${card.url()} refused the message: $e", e)
+            val problem = "Remote agent '$name' at ${card.url()} refused the message: $e"
+            throw RemoteAgentException(name, null, null, problem, e)
         }
         try {
             for (event in events) {
@@ -124,7 +125,8 @@ public class RemoteAgent private constructor(
                     is TaskEvent -> {
                         val task = event.task
                         started(task.id)
-                        emit(A2aEvent.Status(name, task.id, task.status.state().asString(), textOf(task.status.message())))
+                        val status = task.status
+                        emit(A2aEvent.Status(name, task.id, status.state().asString(), textOf(status.message())))
                         if (task.status.state().ends()) return RemoteOutcome.of(task)
                     }
                     is TaskUpdateEvent -> {
@@ -133,7 +135,8 @@ public class RemoteAgent private constructor(
                         when (val update = event.updateEvent) {
                             is TaskStatusUpdateEvent -> {
                                 val status = update.status
-                                emit(A2aEvent.Status(name, task.id, status.state().asString(), textOf(status.message())))
+                                val state = status.state().asString()
+                                emit(A2aEvent.Status(name, task.id, state, textOf(status.message())))
                                 if (update.isFinal || status.state().ends()) return RemoteOutcome.of(task)
                             }
                             is TaskArtifactUpdateEvent -> {

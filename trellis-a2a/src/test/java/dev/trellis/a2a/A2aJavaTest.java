@@ -27,7 +27,7 @@ class A2aJavaTest {
     private final StateKey<String> reply = Keys.of(schema, "reply", String.class, "");
 
     @Test
-    void aJavaGraphCallsAGraphServedOverA2a() throws Exception {
+    void theDocsSnippetRuns() throws Exception {
         // docs/agents.md, A2A (Java)
         Graph echo = JavaGraph.builder("echo", schema)
             .node("answer", context -> context.set(answer, "echo: " + context.get(question)))
@@ -35,6 +35,24 @@ class A2aJavaTest {
             .build();
         try (A2aServer server = A2aServer.builder(echo, question, answer).name("echo").description("Echoes").start();
              RemoteAgent remote = RemoteAgent.connect(server.getUrl())) {
+            Graph caller = JavaGraph.builder("caller", schema)
+                .blockingNode("ask", A2aActions.remoteAgent(remote, reply, s -> s.get(question)))
+                .start("ask")
+                .build();
+            RunResult result = Trellis.runner(caller).invoke(Map.of("question", "hello"));
+            System.out.println(result.getState().get(reply));
+        }
+    }
+
+    @Test
+    void aJavaGraphCallsAGraphServedOverA2a() throws Exception {
+        Graph echo = JavaGraph.builder("echo", schema)
+            .node("answer", context -> context.set(answer, "echo: " + context.get(question)))
+            .start("answer")
+            .build();
+        try (A2aServer server = A2aServer.builder(echo, question, answer).name("echo").start();
+             RemoteAgent remote = RemoteAgent.connect(server.getUrl())) {
+            assertEquals("echo", remote.getCard().name());
             Graph caller = JavaGraph.builder("caller", schema)
                 .blockingNode("ask", A2aActions.remoteAgent(remote, reply, s -> s.get(question)))
                 .start("ask")
@@ -49,8 +67,9 @@ class A2aJavaTest {
                 }
             }).result().get(60, TimeUnit.SECONDS);
             assertEquals(Status.COMPLETED, streamed.getStatus());
-            assertTrue(updates.contains(new A2aEvent.Artifact("echo", updates.get(0).getTaskId(), "answer", "echo: again")),
-                updates.toString());
+            String taskId = updates.get(0).getTaskId();
+            assertTrue(updates.contains(new A2aEvent.Artifact("echo", taskId, "answer", "echo: again")), updates.toString());
+            assertTrue(updates.contains(new A2aEvent.Status("echo", taskId, "completed", "")), updates.toString());
         }
     }
 

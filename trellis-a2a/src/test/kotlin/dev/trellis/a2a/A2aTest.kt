@@ -127,7 +127,8 @@ class A2aTest {
         }
         val remote = connect(serve(broken))
         val error = shouldThrow<GraphRunException> { caller(remote).invoke(stateOf(Desk.topic to "bees")) }
-        val remoteError = generateSequence<Throwable>(error) { it.cause }.filterIsInstance<RemoteAgentException>().first()
+        val remoteError =
+            generateSequence<Throwable>(error) { it.cause }.filterIsInstance<RemoteAgentException>().first()
         remoteError.state shouldBe "failed"
         remoteError.agent shouldBe "broken"
         remoteError.message shouldContain "the index is missing"

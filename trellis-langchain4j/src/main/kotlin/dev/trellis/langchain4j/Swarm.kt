@@ -80,6 +80,10 @@ public fun swarm(
 ): Graph {
     val names = agents.map { it.name }
     require(names.toSet().size == names.size) { "Two agents of swarm '$id' have the same name: $names." }
+    val taken = names.filter { it == "dispatch" || "$it-tools" in names }
+    require(taken.isEmpty()) {
+        "Agents $taken of swarm '$id' are named like the swarm's own nodes ('dispatch', '<agent>-tools'); rename them."
+    }
     require(defaultAgent in names) { "Swarm '$id' has no agent '$defaultAgent' to start with; its agents are $names." }
     require(maxHandoffs >= 0) { "maxHandoffs is $maxHandoffs; give 0 or more." }
     require(maxSteps >= 1) { "maxSteps is $maxSteps; a swarm needs at least 1 model call." }
