@@ -58,34 +58,44 @@ internal class JsonRpcHttp(private val handler: JSONRPCHandler) : HttpHandler {
         val state = HashMap<String, Any>()
         state[JSONRPCContextKeys.HEADERS_KEY] = headers
         val context = ServerCallContext(UnauthenticatedUser.INSTANCE, state, emptySet())
-        val publisher: Flow.Publisher<out JSONRPCResponse<*>>
-        try {
-            val node = Utils.OBJECT_MAPPER.readTree(body)
-            val method = node?.get("method")?.takeIf { it.isTextual }?.asText()
-            if (method != null) state[JSONRPCContextKeys.METHOD_NAME_KEY] = method
-            if (method == SendStreamingMessageRequest.METHOD || method == TaskResubscriptionRequest.METHOD) {
-                val request = Utils.OBJECT_MAPPER.treeToValue(node, StreamingJSONRPCRequest::class.java)
-                publisher = when (request) {
-                    is SendStreamingMessageRequest -> handler.onMessageSendStream(request, context)
-                    is TaskResubscriptionRequest -> handler.onResubscribeToTask(request, context)
-                    else -> return send(exchange, 200, unsupported(request.id))
-                }
-            } else {
-                val request = Utils.OBJECT_MAPPER.treeToValue(node, NonStreamingJSONRPCRequest::class.java)
-                val response = when (request) {
-                    is SendMessageRequest -> Utils.toJsonString(handler.onMessageSend(request, context))
-                    is GetTaskRequest -> Utils.toJsonString(handler.onGetTask(request, context))
-                    is CancelTaskRequest -> Utils.toJsonString(handler.onCancelTask(request, context))
-                    else -> unsupported(request.id)
-                }
-                return send(exchange, 200, response)
-            }
+        val publisher = try {
+            route(body, state, context, exchange)
         } catch (e: JsonProcessingException) {
-            return send(exchange, 200, Utils.toJsonString(errorOf(e)))
+            send(exchange, 200, Utils.toJsonString(errorOf(e)))
+            null
         } catch (e: Exception) {
-            return send(exchange, 200, Utils.toJsonString(JSONRPCErrorResponse(InternalError(e.message))))
+            send(exchange, 200, Utils.toJsonString(JSONRPCErrorResponse(InternalError(e.message))))
+            null
         }
-        stream(exchange, publisher)
+        if (publisher != null) stream(exchange, publisher)
+    }
+
+    /** Answers a plain request (and returns null), or returns the stream of a streaming one. */
+    private fun route(
+        body: String,
+        state: MutableMap<String, Any>,
+        context: ServerCallContext,
+        exchange: HttpExchange,
+    ): Flow.Publisher<out JSONRPCResponse<*>>? {
+        val node = Utils.OBJECT_MAPPER.readTree(body)
+        val method = node?.get("method")?.takeIf { it.isTextual }?.asText()
+        if (method != null) state[JSONRPCContextKeys.METHOD_NAME_KEY] = method
+        if (method == SendStreamingMessageRequest.METHOD || method == TaskResubscriptionRequest.METHOD) {
+            return when (val request = Utils.OBJECT_MAPPER.treeToValue(node, StreamingJSONRPCRequest::class.java)) {
+                is SendStreamingMessageRequest -> handler.onMessageSendStream(request, context)
+                is TaskResubscriptionRequest -> handler.onResubscribeToTask(request, context)
+                else -> null.also { send(exchange, 200, unsupported(request.id)) }
+            }
+        }
+        val plain = Utils.OBJECT_MAPPER.treeToValue(node, NonStreamingJSONRPCRequest::class.java)
+        val response = when (val request = plain) {
+            is SendMessageRequest -> Utils.toJsonString(handler.onMessageSend(request, context))
+            is GetTaskRequest -> Utils.toJsonString(handler.onGetTask(request, context))
+            is CancelTaskRequest -> Utils.toJsonString(handler.onCancelTask(request, context))
+            else -> unsupported(request.id)
+        }
+        send(exchange, 200, response)
+        return null
     }
 
     private fun errorOf(e: JsonProcessingException): JSONRPCErrorResponse = when (e) {
