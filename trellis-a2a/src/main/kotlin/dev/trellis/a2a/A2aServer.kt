@@ -116,7 +116,7 @@ public class A2aServer private constructor(
             val tasks = InMemoryTaskStore()
             val pushConfigs = InMemoryPushNotificationConfigStore()
             val requests =
-                DefaultRequestHandler(
+                DefaultRequestHandler.create(
                     GraphAgentExecutor(graph, input, outputs, checkpointing),
                     tasks,
                     InMemoryQueueManager(tasks),
