@@ -3,6 +3,7 @@ package dev.trellis.a2a
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.javaapi.NodeAction
+import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.runBlocking
 import java.util.function.Function
 
@@ -25,7 +26,9 @@ public object A2aActions {
         prompt: Function<State, String>,
         artifacts: Map<String, StateKey<String>> = emptyMap(),
     ): NodeAction = NodeAction { context ->
-        val outcome = runBlocking {
+        // On the IO pool, not this thread's event loop: when the run interrupts this thread, runBlocking throws at
+        // once, and the exchange, cancelled, still cancels the remote task there.
+        val outcome = runBlocking(Dispatchers.IO) {
             agent.exchange(prompt.apply(context.state), context.runId, { context.emit(it) }, { context.interrupt(it) })
         }
         context.set(output, outcome.text)

@@ -89,11 +89,16 @@ internal class GraphAgentExecutor(
                 val question = event.result.interrupts.joinToString("\n") { it.payload }
                 updater.requiresInput(message(updater, question), true)
             }
-            is RunEvent.RunFailed -> updater.fail(message(updater, event.result.error?.message ?: "the run failed"))
+            is RunEvent.RunFailed -> updater.fail(message(updater, describe(event.result.error)))
             is RunEvent.RunCancelled -> if (cancelled.add(event.runId)) updater.cancel()
             else -> Unit
         }
     }
+
+    /** The messages of [error] and its causes, each once. */
+    private fun describe(error: Throwable?): String =
+        generateSequence(error) { it.cause }.mapNotNull { it.message }.distinct().joinToString(": ")
+            .ifEmpty { "the run failed" }
 
     private fun describe(payload: Any): String = when (payload) {
         is AgentEvent.Token -> payload.text

@@ -144,10 +144,8 @@ public class RemoteAgent private constructor(
                                 val label = artifact.name() ?: artifact.artifactId()
                                 emit(A2aEvent.Artifact(name, task.id, label, textOf(artifact.parts())))
                             }
-                            else -> Unit
                         }
                     }
-                    else -> Unit
                 }
             }
         } catch (e: RemoteAgentException) {
