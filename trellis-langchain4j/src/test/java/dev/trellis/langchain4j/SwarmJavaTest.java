@@ -55,7 +55,7 @@ class SwarmJavaTest {
     }
 
     @Test
-    void theDocsJavaSwarmRuns() {
+    void theDocsJavaSwarmRuns() throws Exception {
         AgentPatternsJavaTest.Scripted triageModel = new AgentPatternsJavaTest.Scripted(handoff("billing", "a charge"));
         AgentPatternsJavaTest.Scripted billingModel = new AgentPatternsJavaTest.Scripted(AiMessage.from("Refunded."));
         SwarmAgent triage = SwarmAgent.builder("triage", "first contact: finds who can help").model(triageModel).build();
@@ -67,7 +67,7 @@ class SwarmJavaTest {
     }
 
     @Test
-    void aRuleHandsOverWithoutAModel() {
+    void aRuleHandsOverWithoutAModel() throws Exception {
         // docs/agents.md, a handoff by rule (Java)
         SwarmAgent router = SwarmAgent.router("triage", "first contact",
             messages -> new HandoffTarget("tech", "all tickets go to tech today"));
