@@ -22,7 +22,9 @@ internal class RefundDesk {
     val refunds = AtomicInteger()
 
     @Tool("Refunds a charge by its id")
-    fun refund(@P(name = "charge", value = "the charge id, ch_…") charge: String): String {
+    fun refund(
+        @P(name = "charge", value = "the charge id, ch_…") charge: String,
+    ): String {
         refunds.incrementAndGet()
         return "refunded $charge"
     }

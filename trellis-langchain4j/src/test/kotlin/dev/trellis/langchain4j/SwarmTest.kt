@@ -34,7 +34,9 @@ class Refunds {
     val made = AtomicInteger()
 
     @Tool("Refunds a charge")
-    fun refund(@P(name = "charge", value = "the charge id") charge: String): String {
+    fun refund(
+        @P(name = "charge", value = "the charge id") charge: String,
+    ): String {
         made.incrementAndGet()
         return "refunded $charge"
     }
@@ -157,10 +159,13 @@ class SwarmTest {
     }
 
     @Test
-    fun `a resumed run continues with the agent that had control`(@TempDir dir: Path): Unit = runBlocking {
+    fun `a resumed run continues with the agent that had control`(
+        @TempDir dir: Path,
+    ): Unit = runBlocking {
         val db = dir.resolve("swarm.db")
         val refunds = Refunds()
         val tools = Tools.builder().add(refunds).requireApproval("refund").build()
+
         fun graph(triage: ScriptedChatModel, billing: ScriptedChatModel) =
             swarm(listOf(SwarmAgent.of("triage", "first", triage), SwarmAgent.of("billing", "refunds", billing, tools)))
         val first = graph(
@@ -185,7 +190,9 @@ class SwarmTest {
     }
 
     @Test
-    fun `a run cut off during an agent's model call resumes with that agent`(@TempDir dir: Path): Unit = runBlocking {
+    fun `a run cut off during an agent's model call resumes with that agent`(
+        @TempDir dir: Path,
+    ): Unit = runBlocking {
         val db = dir.resolve("cut.db")
         val hanging = ScriptedChatModel(Turn.Hang)
         val options = RunOptions(runId = "ticket-2", checkpointing = Checkpointing(SqliteCheckpointStore(db)))
