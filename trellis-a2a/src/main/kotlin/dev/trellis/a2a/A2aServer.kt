@@ -6,11 +6,11 @@ import dev.trellis.checkpoint.InMemoryCheckpointStore
 import dev.trellis.graph.Graph
 import dev.trellis.graph.StateKey
 import dev.trellis.runtime.Checkpointing
+import io.a2a.server.events.InMemoryQueueManager
 import io.a2a.server.requesthandlers.DefaultRequestHandler
 import io.a2a.server.tasks.BasePushNotificationSender
 import io.a2a.server.tasks.InMemoryPushNotificationConfigStore
 import io.a2a.server.tasks.InMemoryTaskStore
-import io.a2a.server.events.InMemoryQueueManager
 import io.a2a.spec.AgentCapabilities
 import io.a2a.spec.AgentCard
 import io.a2a.spec.AgentSkill

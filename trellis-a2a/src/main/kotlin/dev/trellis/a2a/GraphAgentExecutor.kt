@@ -111,7 +111,8 @@ internal class GraphAgentExecutor(
 
     override fun cancel(context: RequestContext, eventQueue: EventQueue) {
         val taskId = context.taskId
-        if (cancelled.add(taskId)) TaskUpdater(context, eventQueue).cancel()
-        running.remove(taskId)?.cancel()
+        val first = cancelled.add(taskId)
+        running.remove(taskId)?.cancel() // first: the run stops even if reporting the cancellation fails
+        if (first) TaskUpdater(context, eventQueue).cancel()
     }
 }
