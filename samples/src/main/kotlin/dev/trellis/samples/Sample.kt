@@ -119,6 +119,7 @@ internal object Samples {
         MapReduceSample,
         CancellationSample,
         AgentsSample,
+        HandoffSample,
         JavaSample,
         TemporalSample,
     )

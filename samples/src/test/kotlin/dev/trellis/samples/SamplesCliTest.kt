@@ -46,6 +46,14 @@ class SamplesCliTest {
     }
 
     @Test
+    fun `the handoff sample runs on scripted models and shows each handoff`() {
+        val run = samples("handoff")
+        (run.exitCode to run.toString()) shouldBe (0 to run.toString())
+        run.stdout shouldContain "triage → billing (a double charge)"
+        run.stdout shouldContain "refunds made: 1"
+    }
+
+    @Test
     fun `the cancellation sample cancels on purpose and exits 0`() {
         val run = samples("cancellation")
         (run.exitCode to run.toString()) shouldBe (0 to run.toString())

@@ -2,6 +2,8 @@ package dev.trellis.samples
 
 import dev.trellis.graph.NodeError
 import dev.trellis.graph.stateOf
+import dev.trellis.langchain4j.Handoff
+import dev.trellis.langchain4j.SwarmState
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.Status
@@ -144,6 +146,21 @@ class SamplesTest {
     }
 
     @Test
+    fun `handoff sends each ticket from triage to the agent that handles it, with a reason`() = runTest {
+        val (outcome, events) = runSample(HandoffSample)
+        outcome.results.map { it.status } shouldBe listOf(Status.COMPLETED, Status.COMPLETED)
+        outcome.results.map { it.state[SwarmState.activeAgent] } shouldBe listOf("billing", "tech")
+        outcome.results.map { it.state[SwarmState.handoffs] } shouldBe listOf(
+            listOf(Handoff("triage", "billing", "a double charge")),
+            listOf(Handoff("triage", "tech", "a crash")),
+        )
+        outcome.results.first().state[SwarmState.answer] shouldBe "Refunded ch_2; you will see it in 3 days."
+        events.filterIsInstance<RunEvent.Custom>().map { it.path to it.payload }.filter { it.second is Handoff }
+            .map { it.first } shouldBe listOf("triage", "triage")
+        outcome.notes.last() shouldBe "refunds made: 1"
+    }
+
+    @Test
     fun `json lines carry type, sequence, runId, timestamp and node`() = runTest {
         val (_, events) = runSample(ResearchSample)
         val lines = events.map { Json.parseToJsonElement(it.toJson().toString()).jsonObject }
@@ -177,7 +194,7 @@ class SamplesTest {
     @Test
     fun `every sample is listed by name`() {
         Samples.all.map { it.name } shouldContainExactly
-            listOf("research", "basics", "routing", "fanout", "mapreduce", "cancellation", "agents", "java", "temporal")
+            listOf("research", "basics", "routing", "fanout", "mapreduce", "cancellation", "agents", "handoff", "java", "temporal")
         Samples.named(Samples.DEFAULT) shouldBe ResearchSample
     }
 }
