@@ -35,7 +35,7 @@ class JavaSurfaceTest {
      */
     private val knownProblems: Map<String, List<String>> = mapOf(
         // The Kotlin DSL's functions taking `kotlin.time.Duration` (a value class): Kotlin-only, Java builds graphs
-        // with JavaGraph, NodeOptions and RetryPolicy. To hide with @JvmSynthetic (@get:JvmSynthetic on properties).
+        // with JavaGraph, NodeOptions and Retry. To hide with @JvmSynthetic (@get:JvmSynthetic on properties).
         "Kotlin-only, to hide with @JvmSynthetic" to listOf(
             "dev/trellis/runtime/Budget.getMaxWallTime-FghU774: mangled name (@JvmSynthetic or @JvmName)",
             "dev/trellis/runtime/Budget.withMaxWallTime-LRDsOJo: mangled name (@JvmSynthetic or @JvmName)",

@@ -50,7 +50,7 @@ import kotlin.coroutines.CoroutineContext
  *
  * ```java
  * TrellisTelemetry telemetry = new TrellisTelemetry(openTelemetry);
- * RunSettings settings = RunSettings.builder()
+ * JavaRunOptions settings = JavaRunOptions.builder()
  *     .checkpointing(new Checkpointing(telemetry.instrument(new SqliteCheckpointStore(path))))
  *     .instrumentation(telemetry)
  *     .build();
