@@ -55,6 +55,7 @@ public suspend fun Graph.resume(runId: String, options: RunOptions, answer: Stri
     resume(runId, options, answerPending(runId, options, answer))
 
 /** Like [resume], as a cold flow of the resumed run's events (see [events]). */
+@JvmSynthetic
 public fun Graph.resumeEvents(
     runId: String,
     options: RunOptions,

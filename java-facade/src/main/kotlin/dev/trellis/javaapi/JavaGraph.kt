@@ -4,6 +4,7 @@ import dev.trellis.graph.ChildInput
 import dev.trellis.graph.Graph
 import dev.trellis.graph.GraphBuilder
 import dev.trellis.graph.GraphValidationException
+import dev.trellis.graph.JavaBuild
 import dev.trellis.graph.NodeBody
 import dev.trellis.graph.NodeError
 import dev.trellis.graph.NodeRef
@@ -386,9 +387,12 @@ public object JavaGraph {
          */
         public fun build(): Graph {
             val dispatcher = executor?.asCoroutineDispatcher() ?: NodeExecutors.defaultDispatcher
-            val builder = GraphBuilder(id, schema)
-            for (declaration in declarations) builder.declaration(dispatcher)
-            return builder.build()
+            // JavaBuild: the build's error messages name the Java calls.
+            return JavaBuild.run {
+                val builder = GraphBuilder(id, schema)
+                for (declaration in declarations) builder.declaration(dispatcher)
+                builder.build()
+            }
         }
 
         private fun declare(declaration: GraphBuilder.(CoroutineDispatcher) -> Unit): Builder = apply {
