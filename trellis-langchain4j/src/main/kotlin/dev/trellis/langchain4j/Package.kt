@@ -3,7 +3,7 @@
  * `ChatCalls.kt`, `ChatActions.kt` for Java), tools and tool calls as map tasks (`Tools.kt`, `ToolNodes.kt`; the tools of MCP
  * servers are in the `trellis-mcp` module, same package), agent graphs (`ReactAgent.kt`, `RouterNode.kt`,
  * `Supervisor.kt`, `Voting.kt`, `Synthesizer.kt`), conversation memory in the state (`Conversation.kt`, `Message.kt`,
- * `Memory.kt`, `JdbcConversationMemory.kt`) and token usage (`Usage.kt`).
+ * `MessageSerializers.kt`, `Memory.kt`, `JdbcConversationMemory.kt`) and token usage (`Usage.kt`).
  *
  * May call: the runtime's public API and LangChain4j.
  */
