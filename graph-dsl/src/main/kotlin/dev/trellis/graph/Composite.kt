@@ -1,8 +1,7 @@
 package dev.trellis.graph
 
-import dev.trellis.graph.internal.TaskErrorSerializer
+import dev.trellis.graph.internal.taskErrorSerializer
 import kotlinx.serialization.KSerializer
-import java.util.Objects
 
 /**
  * What a subgraph or map node runs, beside its body (`docs/semantics.md` §11). The body of such a node hands its
@@ -65,11 +64,11 @@ public class TaskError(
     /** The error's message, or null. */
     public val message: String?,
 ) {
-    override fun equals(other: Any?): Boolean =
-        this === other ||
-            (other is TaskError && other.index == index && other.type == type && other.message == message)
+    private fun properties(): List<Any?> = listOf(index, type, message)
 
-    override fun hashCode(): Int = Objects.hash(index, type, message)
+    override fun equals(other: Any?): Boolean = other is TaskError && other.properties() == properties()
+
+    override fun hashCode(): Int = properties().hashCode()
 
     override fun toString(): String = "TaskError(index=$index, type=$type, message=$message)"
 
@@ -77,6 +76,6 @@ public class TaskError(
     public companion object {
         /** How task errors are written in checkpoints (kotlinx.serialization), `TaskError.serializer()` from Java. */
         @JvmStatic
-        public fun serializer(): KSerializer<TaskError> = TaskErrorSerializer
+        public fun serializer(): KSerializer<TaskError> = taskErrorSerializer
     }
 }

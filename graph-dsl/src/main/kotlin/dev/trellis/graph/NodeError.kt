@@ -1,8 +1,7 @@
 package dev.trellis.graph
 
-import dev.trellis.graph.internal.NodeErrorSerializer
+import dev.trellis.graph.internal.nodeErrorSerializer
 import kotlinx.serialization.KSerializer
-import java.util.Objects
 
 /**
  * A failure routed to a handler node (`docs/semantics.md` §13.3), as written to the route's error key: serializable
@@ -18,14 +17,11 @@ public class NodeError(
     /** How many attempts the failed execution made (its retries included). */
     public val attempts: Int,
 ) {
-    override fun equals(other: Any?): Boolean =
-        this === other ||
-            (
-                other is NodeError && other.node == node && other.type == type && other.message == message &&
-                    other.attempts == attempts
-                )
+    private fun properties(): List<Any?> = listOf(node, type, message, attempts)
 
-    override fun hashCode(): Int = Objects.hash(node, type, message, attempts)
+    override fun equals(other: Any?): Boolean = other is NodeError && other.properties() == properties()
+
+    override fun hashCode(): Int = properties().hashCode()
 
     override fun toString(): String = "NodeError(node=$node, type=$type, message=$message, attempts=$attempts)"
 
@@ -33,6 +29,6 @@ public class NodeError(
     public companion object {
         /** How node errors are written in checkpoints (kotlinx.serialization), `NodeError.serializer()` from Java. */
         @JvmStatic
-        public fun serializer(): KSerializer<NodeError> = NodeErrorSerializer
+        public fun serializer(): KSerializer<NodeError> = nodeErrorSerializer
     }
 }

@@ -29,12 +29,15 @@ class BuildMessagesJavaTest {
             .intercept("phantom", chain -> chain.proceed())
             .build());
         String problems = String.join("\n", e.getProblems());
-        assertTrue(problems.contains("declare it with builder.node(\"ghost\", ctx -> …)"), problems);
-        assertTrue(problems.contains("declare it with builder.node(\"phantom\", ctx -> …)"), problems);
-        assertTrue(problems.contains("NodeOptions.retry(Retry.fixed(...))"), problems);
-        assertTrue(problems.contains("MapOptions.withTaskFailure(TaskFailure.COLLECT)"), problems);
-        assertFalse(problems.contains("{ }"), problems);
-        assertFalse(problems.contains("retry = "), problems);
-        assertFalse(problems.contains("onTaskFailure = "), problems);
+        for (String fix : List.of(
+                "declare it with builder.node(\"ghost\", ctx -> …)",
+                "declare it with builder.node(\"phantom\", ctx -> …)",
+                "NodeOptions.retry(Retry.fixed(...))",
+                "MapOptions.withTaskFailure(TaskFailure.COLLECT)")) {
+            assertTrue(problems.contains(fix), fix + " in:\n" + problems);
+        }
+        for (String kotlin : List.of("{ }", "retry = ", "onTaskFailure = ")) {
+            assertFalse(problems.contains(kotlin), kotlin + " in:\n" + problems);
+        }
     }
 }

@@ -7,7 +7,6 @@ import dev.langchain4j.data.message.SystemMessage
 import dev.langchain4j.data.message.ToolExecutionResultMessage
 import dev.langchain4j.data.message.UserMessage
 import kotlinx.serialization.KSerializer
-import java.util.Objects
 
 /**
  * A chat message as the state and its checkpoints keep it: a small serializable value (kotlinx.serialization,
@@ -31,7 +30,7 @@ public sealed class Message {
     ) : Message() {
         override fun toChatMessage(): ChatMessage = SystemMessage.from(text)
 
-        override fun equals(other: Any?): Boolean = this === other || (other is System && other.text == text)
+        override fun equals(other: Any?): Boolean = other is System && other.text == text
 
         override fun hashCode(): Int = text.hashCode()
 
@@ -45,7 +44,7 @@ public sealed class Message {
     ) : Message() {
         override fun toChatMessage(): ChatMessage = UserMessage.from(text)
 
-        override fun equals(other: Any?): Boolean = this === other || (other is User && other.text == text)
+        override fun equals(other: Any?): Boolean = other is User && other.text == text
 
         override fun hashCode(): Int = text.hashCode()
 
@@ -65,10 +64,9 @@ public sealed class Message {
             else -> AiMessage.from(text, toolCalls.map { it.toRequest() })
         }
 
-        override fun equals(other: Any?): Boolean =
-            this === other || (other is Ai && other.text == text && other.toolCalls == toolCalls)
+        override fun equals(other: Any?): Boolean = other is Ai && other.text == text && other.toolCalls == toolCalls
 
-        override fun hashCode(): Int = Objects.hash(text, toolCalls)
+        override fun hashCode(): Int = listOf(text, toolCalls).hashCode()
 
         override fun toString(): String = "Ai(text=$text, toolCalls=$toolCalls)"
     }
@@ -84,11 +82,11 @@ public sealed class Message {
     ) : Message() {
         override fun toChatMessage(): ChatMessage = ToolExecutionResultMessage.from(id, toolName, text)
 
-        override fun equals(other: Any?): Boolean =
-            this === other ||
-                (other is ToolResult && other.id == id && other.toolName == toolName && other.text == text)
+        private fun properties(): List<Any?> = listOf(id, toolName, text)
 
-        override fun hashCode(): Int = Objects.hash(id, toolName, text)
+        override fun equals(other: Any?): Boolean = other is ToolResult && other.properties() == properties()
+
+        override fun hashCode(): Int = properties().hashCode()
 
         override fun toString(): String = "ToolResult(id=$id, toolName=$toolName, text=$text)"
     }
@@ -100,7 +98,7 @@ public sealed class Message {
          * (`{"type":"user","text":"Hi"}`; `system`, `user`, `ai`, `tool`).
          */
         @JvmStatic
-        public fun serializer(): KSerializer<Message> = MessageSerializer
+        public fun serializer(): KSerializer<Message> = messageSerializer
 
         /** The state form of [message]; fails for content that is not text, naming it. */
         @JvmStatic
@@ -143,10 +141,11 @@ public class ToolCall(
     public fun toRequest(): ToolExecutionRequest =
         ToolExecutionRequest.builder().id(id).name(name).arguments(arguments).build()
 
-    override fun equals(other: Any?): Boolean =
-        this === other || (other is ToolCall && other.id == id && other.name == name && other.arguments == arguments)
+    private fun properties(): List<Any?> = listOf(id, name, arguments)
 
-    override fun hashCode(): Int = Objects.hash(id, name, arguments)
+    override fun equals(other: Any?): Boolean = other is ToolCall && other.properties() == properties()
+
+    override fun hashCode(): Int = properties().hashCode()
 
     override fun toString(): String = "ToolCall(id=$id, name=$name, arguments=$arguments)"
 
@@ -154,7 +153,7 @@ public class ToolCall(
     public companion object {
         /** How tool calls are written in the state: `{"id":…,"name":…,"arguments":…}`. */
         @JvmStatic
-        public fun serializer(): KSerializer<ToolCall> = ToolCallSerializer
+        public fun serializer(): KSerializer<ToolCall> = toolCallSerializer
 
         /** The state form of [request]; a request without an id gets one made of its name. */
         @JvmStatic

@@ -1,11 +1,9 @@
 package dev.trellis.langchain4j
 
+import dev.trellis.graph.SurrogateSerializer
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.SerialName
 import kotlinx.serialization.Serializable
-import kotlinx.serialization.descriptors.SerialDescriptor
-import kotlinx.serialization.encoding.Decoder
-import kotlinx.serialization.encoding.Encoder
 
 /*
  * The serializers of Message and ToolCall. Those are plain classes (a data class's `copy` and `componentN` are not
@@ -59,27 +57,9 @@ private fun Message.toForm(): MessageForm = when (this) {
 }
 
 /** [Message]'s serializer: a JSON object tagged by its kind, `{"type":"user","text":"Hi"}`. */
-internal object MessageSerializer : KSerializer<Message> {
-    private val form = MessageForm.serializer()
-
-    override val descriptor: SerialDescriptor get() = form.descriptor
-
-    override fun serialize(encoder: Encoder, value: Message) {
-        encoder.encodeSerializableValue(form, value.toForm())
-    }
-
-    override fun deserialize(decoder: Decoder): Message = decoder.decodeSerializableValue(form).toMessage()
-}
+internal val messageSerializer: KSerializer<Message> =
+    SurrogateSerializer(MessageForm.serializer(), { it.toForm() }, { it.toMessage() })
 
 /** [ToolCall]'s serializer: `{"id":…,"name":…,"arguments":…}`. */
-internal object ToolCallSerializer : KSerializer<ToolCall> {
-    private val form = ToolCallForm.serializer()
-
-    override val descriptor: SerialDescriptor get() = form.descriptor
-
-    override fun serialize(encoder: Encoder, value: ToolCall) {
-        encoder.encodeSerializableValue(form, value.toForm())
-    }
-
-    override fun deserialize(decoder: Decoder): ToolCall = decoder.decodeSerializableValue(form).toCall()
-}
+internal val toolCallSerializer: KSerializer<ToolCall> =
+    SurrogateSerializer(ToolCallForm.serializer(), { it.toForm() }, { it.toCall() })
