@@ -149,7 +149,10 @@ public class Retry private constructor(
 
         /** [maxAttempts] attempts, [delay] apart (Java). */
         @JvmStatic
-        public fun fixed(maxAttempts: Int, delay: java.time.Duration): Retry = fixed(maxAttempts, delay.toKotlinDuration())
+        public fun fixed(
+            maxAttempts: Int,
+            delay: java.time.Duration,
+        ): Retry = fixed(maxAttempts, delay.toKotlinDuration())
 
         /** [maxAttempts] attempts, waiting `initialDelay * n` after the n-th failure, at most [maxDelay] (Java). */
         @JvmStatic

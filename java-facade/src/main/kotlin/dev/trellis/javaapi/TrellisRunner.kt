@@ -200,7 +200,10 @@ public class TrellisRunner internal constructor(
         JavaRunHandle(graph.start(scope, input, runOptions) { onEvent.accept(it) })
 
     /** As [start], with input values by key name. */
-    public fun start(input: Map<String, Any?>, onEvent: Consumer<RunEvent>): JavaRunHandle = start(stateOf(input), onEvent)
+    public fun start(
+        input: Map<String, Any?>,
+        onEvent: Consumer<RunEvent>,
+    ): JavaRunHandle = start(stateOf(input), onEvent)
 
     /**
      * Continues run [runId] from its latest checkpoint in the options' checkpoint store: completed nodes do

@@ -12,8 +12,8 @@ import dev.langchain4j.model.chat.response.StreamingChatResponseHandler
 import dev.langchain4j.model.chat.response.StreamingHandle
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
-import dev.trellis.javaapi.NodeAction
 import dev.trellis.javaapi.JavaNodeScope
+import dev.trellis.javaapi.NodeAction
 import dev.trellis.runtime.agent.AgentEvent
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.ExecutionException

@@ -5,9 +5,9 @@ import dev.trellis.graph.NodeScope
 import dev.trellis.graph.State
 import dev.trellis.javaapi.AsyncNodeAction
 import dev.trellis.javaapi.BlockedThreadWarning
+import dev.trellis.javaapi.JavaNodeScope
 import dev.trellis.javaapi.MapTask
 import dev.trellis.javaapi.NodeAction
-import dev.trellis.javaapi.JavaNodeScope
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.currentCoroutineContext
