@@ -338,8 +338,8 @@ public object JavaGraph {
             declare { config { defaultOnFailure(NodeRef.of(handler), error) } }
 
         /**
-         * Wraps every node's attempts in [interceptor] (see [JavaNodeInterceptor]); calls add up, the first installed being
-         * the outermost. It runs on the graph's [executor].
+         * Wraps every node's attempts in [interceptor]; calls add up, the first installed being the outermost. It runs
+         * on the graph's [executor].
          */
         public fun intercept(interceptor: JavaNodeInterceptor): Builder =
             declare { dispatcher -> config { intercept(blockingInterceptor(interceptor, dispatcher)) } }
@@ -352,9 +352,8 @@ public object JavaGraph {
             declare { dispatcher -> NodeRef.of(nodeId).intercept(blockingInterceptor(interceptor, dispatcher)) }
 
         /**
-         * Declares [compensation] as what undoes each completed execution of node [nodeId] when the run fails: run in
-         * reverse completion order, each at most once, with the state right after that execution
-         * (`docs/semantics.md` §13.6).
+         * Declares [compensation] as what undoes each completed execution of node [nodeId] when the run fails: in
+         * reverse completion order, each at most once, with the state right after it (`docs/semantics.md` §13.6).
          * One per node. It runs on the graph's [executor].
          */
         public fun compensate(nodeId: String, compensation: JavaCompensation): Builder =
@@ -385,20 +384,15 @@ public object JavaGraph {
          *
          * @throws GraphValidationException listing every problem found.
          */
-        public fun build(): Graph {
+        public fun build(): Graph = JavaBuild.run { // JavaBuild: the build's error messages name the Java calls
             val dispatcher = executor?.asCoroutineDispatcher() ?: NodeExecutors.defaultDispatcher
-            // JavaBuild: the build's error messages name the Java calls.
-            return JavaBuild.run {
-                val builder = GraphBuilder(id, schema)
-                for (declaration in declarations) builder.declaration(dispatcher)
-                builder.build()
-            }
+            val builder = GraphBuilder(id, schema)
+            for (declaration in declarations) builder.declaration(dispatcher)
+            builder.build()
         }
 
-        private fun declare(declaration: GraphBuilder.(CoroutineDispatcher) -> Unit): Builder = apply {
-            declarations +=
-                declaration
-        }
+        private fun declare(declaration: GraphBuilder.(CoroutineDispatcher) -> Unit): Builder =
+            apply { declarations += declaration }
 
         override fun toString(): String = "JavaGraph.Builder($id, ${declarations.size} declarations)"
     }

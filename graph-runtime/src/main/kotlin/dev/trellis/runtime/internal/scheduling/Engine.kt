@@ -275,10 +275,7 @@ internal class Engine(
         taskInterceptors = if (plan != null) plan.taskInterceptors else taskInterceptorTable(interceptors)
     }
 
-    /**
-     * The completed executions to compensate should the run fail (`policies/CompensationLog.kt`); null while there are
-     * none.
-     */
+    /** The completed executions to compensate should the run fail (`policies/CompensationLog.kt`), or null. */
     var compensationLog: CompensationLog? = null
 
     /** Reused by the steps to decide each execution's edges. */
