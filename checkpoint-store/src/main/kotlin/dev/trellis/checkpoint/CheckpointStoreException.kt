@@ -3,7 +3,8 @@ package dev.trellis.checkpoint
 import java.time.Instant
 
 /** A [CheckpointStore] operation could not be carried out; the message says why and what to do. */
-public open class CheckpointStoreException(message: String, cause: Throwable? = null) : RuntimeException(message, cause)
+public open class CheckpointStoreException @JvmOverloads constructor(message: String, cause: Throwable? = null) :
+    RuntimeException(message, cause)
 
 /**
  * [CheckpointStore.claim] found [runId] held by another [owner] whose lease runs until [leaseExpiresAt].
@@ -57,7 +58,7 @@ public class CheckpointConflictException(
  * [CheckpointStore.get] and [CheckpointStore.latest] for that checkpoint; [CheckpointStore.history] leaves such a
  * row out, so one bad row does not hide the rest of the run. The message names the run, the sequence and the column.
  */
-public class UnreadableCheckpointException(
+public class UnreadableCheckpointException @JvmOverloads constructor(
     /** The run the checkpoint belongs to. */
     public val runId: String,
     /** The checkpoint's sequence as stored (its text, since the sequence itself may be what is corrupt). */
@@ -76,7 +77,7 @@ public class UnreadableCheckpointException(
  * class `08`, `57P01`–`57P03`, a deadlock, a locked file…) on fresh connections for their `unavailableAfter` (30 s by
  * default); its message names the run, the store and what to do (`docs/persistence.md`, "The fault model").
  */
-public class CheckpointStoreUnavailableException(
+public class CheckpointStoreUnavailableException @JvmOverloads constructor(
     /** The store that could not be reached, as its operators know it (e.g. a JDBC URL without credentials). */
     public val store: String,
     /** The operation that gave up, e.g. `append` or `claim`. */

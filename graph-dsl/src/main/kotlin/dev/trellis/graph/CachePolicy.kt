@@ -20,6 +20,7 @@ public class CachePolicy(
     /** Computes the entry's key from the node's input. */
     public val key: CacheKey,
     /** How long an entry stays valid after it was stored; null for ever. */
+    @get:JvmSynthetic
     public val ttl: Duration? = null,
 ) {
     init {

@@ -1,6 +1,7 @@
 package dev.trellis.graph
 
-import kotlinx.serialization.Serializable
+import dev.trellis.graph.internal.taskErrorSerializer
+import kotlinx.serialization.KSerializer
 
 /**
  * What a subgraph or map node runs, beside its body (`docs/semantics.md` §11). The body of such a node hands its
@@ -51,13 +52,30 @@ public enum class TaskFailure {
     COLLECT,
 }
 
-/** A failed task of a map node, as written to its `errors` key under [TaskFailure.COLLECT]. */
-@Serializable
-public data class TaskError(
+/**
+ * A failed task of a map node, as written to its `errors` key under [TaskFailure.COLLECT]: serializable
+ * ([serializer]), so it is checkpointed like any value. A value: equal to another with the same properties.
+ */
+public class TaskError(
     /** The task's index in the map's list. */
-    val index: Int,
+    public val index: Int,
     /** The error's class name. */
-    val type: String,
+    public val type: String,
     /** The error's message, or null. */
-    val message: String?,
-)
+    public val message: String?,
+) {
+    private fun properties(): List<Any?> = listOf(index, type, message)
+
+    override fun equals(other: Any?): Boolean = other is TaskError && other.properties() == properties()
+
+    override fun hashCode(): Int = properties().hashCode()
+
+    override fun toString(): String = "TaskError(index=$index, type=$type, message=$message)"
+
+    /** The serializer. */
+    public companion object {
+        /** How task errors are written in checkpoints (kotlinx.serialization), `TaskError.serializer()` from Java. */
+        @JvmStatic
+        public fun serializer(): KSerializer<TaskError> = taskErrorSerializer
+    }
+}

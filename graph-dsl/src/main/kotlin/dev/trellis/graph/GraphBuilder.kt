@@ -1,5 +1,6 @@
 package dev.trellis.graph
 
+import dev.trellis.graph.internal.BuildNames
 import dev.trellis.graph.internal.FailureRoutes
 import java.util.Collections
 import kotlin.time.Duration
@@ -54,6 +55,7 @@ public class GraphBuilder(
      * ([NodeSlice], `docs/semantics.md` §12): the only keys its body may read and write. [cache], when given, caches
      * its results ([CachePolicy], `docs/semantics.md` §13.5).
      */
+    @JvmSynthetic
     public fun node(
         id: String,
         timeout: Duration? = null,
@@ -82,6 +84,7 @@ public class GraphBuilder(
      * }
      * ```
      */
+    @JvmSynthetic
     public fun subgraph(
         id: String,
         graph: Graph,
@@ -122,6 +125,7 @@ public class GraphBuilder(
      * }
      * ```
      */
+    @JvmSynthetic
     public fun <T> map(
         id: String,
         over: StateKey<out List<T>>,
@@ -163,6 +167,7 @@ public class GraphBuilder(
      * }
      * ```
      */
+    @JvmSynthetic
     public fun <T> map(
         id: String,
         over: StateKey<out List<T>>,
@@ -222,7 +227,7 @@ public class GraphBuilder(
         }
         if (errors != null && onTaskFailure != TaskFailure.COLLECT) {
             composites += "Map node '$id' names an errors key but fails fast, so it never writes it; " +
-                "pass onTaskFailure = TaskFailure.COLLECT or drop the errors key."
+                "pass ${BuildNames.collectErrors} or drop the errors key."
         }
         val composite = Composite.Map(over, maxConcurrency, onTaskFailure, errors, body, graph, mapping)
         nodes +=
@@ -284,6 +289,7 @@ public class GraphBuilder(
      * Routes the failure of this node's executions (after its retries) to [handler] instead of failing the run, and
      * writes it to [error] as a [NodeError] when given (`docs/semantics.md` §13.3).
      */
+    @JvmSynthetic
     public fun NodeRef.onFailure(handler: NodeRef, error: StateKey<out NodeError?>? = null) {
         edges += Edge.OnFailure(id, handler.id, error)
     }
@@ -323,13 +329,14 @@ public class GraphBuilder(
         for (node in interceptors.keys) {
             if (nodes.none { it.id == node }) {
                 problems +=
-                    "intercept: '$node' is not a node of this graph; declare it with node(\"$node\") { } or fix the name."
+                    "intercept: '$node' is not a node of this graph; declare it with ${BuildNames.node(node)} or fix " +
+                    "the name."
             }
         }
         for (node in compensations.keys) {
             if (nodes.none { it.id == node }) {
                 problems +=
-                    "compensate: '$node' is not a node of this graph; declare it with node(\"$node\") { } " +
+                    "compensate: '$node' is not a node of this graph; declare it with ${BuildNames.node(node)} " +
                     "or fix the name."
             }
         }

@@ -14,12 +14,14 @@ public class GraphConfig internal constructor(
     /** The most node executions (attempts excluded) one run may start; a runaway loop fails with this limit. */
     public val maxNodeExecutions: Int,
     /** The longest a whole run may take, or null for no limit. */
+    @get:JvmSynthetic
     public val executionTimeout: Duration?,
     /** The most nodes running at the same time in one run. */
     public val maxConcurrency: Int,
     /** Whether a failure cancels the nodes still running (true) or lets them finish (false, the default). */
     public val failFast: Boolean,
     /** The timeout of each attempt of nodes that set none, or null for no limit. */
+    @get:JvmSynthetic
     public val defaultNodeTimeout: Duration?,
     /** The retry policy of nodes that set none. */
     public val defaultRetry: Retry,
@@ -55,6 +57,8 @@ public class GraphConfigBuilder {
     public var maxNodeExecutions: Int = GraphConfig.DEFAULT_MAX_NODE_EXECUTIONS
 
     /** See [GraphConfig.executionTimeout]. */
+    @get:JvmSynthetic
+    @set:JvmSynthetic
     public var executionTimeout: Duration? = null
 
     /** See [GraphConfig.maxConcurrency]. */
@@ -64,6 +68,8 @@ public class GraphConfigBuilder {
     public var failFast: Boolean = false
 
     /** See [GraphConfig.defaultNodeTimeout]. */
+    @get:JvmSynthetic
+    @set:JvmSynthetic
     public var defaultNodeTimeout: Duration? = null
 
     /** See [GraphConfig.defaultRetry]. */
@@ -90,6 +96,7 @@ public class GraphConfigBuilder {
      * Routes the failure of every node that declares no error route of its own (except [handler] itself) to
      * [handler], written to [error] as a [NodeError] when given (`docs/semantics.md` §13.3).
      */
+    @JvmSynthetic
     public fun defaultOnFailure(handler: NodeRef, error: StateKey<out NodeError?>? = null) {
         failureHandler = handler.id
         failureKey = error

@@ -11,6 +11,7 @@ public class Node internal constructor(
     /** What the node does; runs with a [NodeScope] as receiver. */
     public val body: NodeBody,
     /** The node's own timeout per attempt, or null to use the graph's default. */
+    @get:JvmSynthetic
     public val timeout: Duration?,
     /** The node's own retry policy, or null to use the graph's default. */
     public val retry: Retry?,

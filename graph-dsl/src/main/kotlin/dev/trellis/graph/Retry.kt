@@ -5,6 +5,8 @@ import kotlin.random.Random
 import kotlin.time.Duration
 import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.seconds
+import kotlin.time.toJavaDuration
+import kotlin.time.toKotlinDuration
 
 /**
  * A retry policy, as a value: how many attempts a node gets, how long to wait between them, and which
@@ -15,6 +17,12 @@ import kotlin.time.Duration.Companion.seconds
  * ```kotlin
  * node("search", retry = Retry.exponential(maxAttempts = 4, initialDelay = 200.milliseconds).retryOn { it is IOException })
  * ```
+ *
+ * Java uses the same class, with `java.time.Duration`s:
+ *
+ * ```java
+ * NodeOptions.retry(Retry.exponential(4, Duration.ofMillis(200)).retryOn(e -> e instanceof IOException))
+ * ```
  */
 public class Retry private constructor(
     /** The total number of attempts, the first included; 1 means no retry. */
@@ -22,8 +30,10 @@ public class Retry private constructor(
     /** How the delay grows between attempts. */
     public val backoff: Backoff,
     /** The delay before the second attempt. */
+    @get:JvmSynthetic
     public val initialDelay: Duration,
     /** The largest delay between two attempts. */
+    @get:JvmSynthetic
     public val maxDelay: Duration,
     /** The growth factor of exponential backoff. */
     public val multiplier: Double,
@@ -53,10 +63,19 @@ public class Retry private constructor(
         EXPONENTIAL,
     }
 
+    /** [initialDelay] as a `java.time.Duration`: `getInitialDelay()` in Java. */
+    @get:JvmName("getInitialDelay")
+    public val javaInitialDelay: java.time.Duration get() = initialDelay.toJavaDuration()
+
+    /** [maxDelay] as a `java.time.Duration`: `getMaxDelay()` in Java. */
+    @get:JvmName("getMaxDelay")
+    public val javaMaxDelay: java.time.Duration get() = maxDelay.toJavaDuration()
+
     /** Whether [error], thrown by attempt [attempt], should be followed by another attempt. */
     public fun shouldRetry(error: Throwable, attempt: Int): Boolean = attempt < maxAttempts && predicate(error)
 
     /** The delay before attempt [nextAttempt] (2 for the first retry), with jitter drawn from [random]. */
+    @JvmSynthetic
     public fun delayBefore(nextAttempt: Int, random: Random): Duration {
         val n = (nextAttempt - 1).coerceAtLeast(1)
         val base = when (backoff) {
@@ -78,8 +97,12 @@ public class Retry private constructor(
         Retry(maxAttempts, backoff, initialDelay, maxDelay, multiplier, jitter, predicate)
 
     /** This policy with delays capped at [maxDelay]. */
+    @JvmSynthetic
     public fun withMaxDelay(maxDelay: Duration): Retry =
         Retry(maxAttempts, backoff, initialDelay, maxDelay, multiplier, jitter, predicate)
+
+    /** This policy with delays capped at [maxDelay], from Java. */
+    public fun withMaxDelay(maxDelay: java.time.Duration): Retry = withMaxDelay(maxDelay.toKotlinDuration())
 
     override fun toString(): String =
         "Retry($backoff, maxAttempts=$maxAttempts, initialDelay=$initialDelay, maxDelay=$maxDelay, " +
@@ -94,12 +117,12 @@ public class Retry private constructor(
         public val NONE: Retry = Retry(1, Backoff.FIXED, Duration.ZERO, Duration.ZERO, 1.0, 0.0, all)
 
         /** [maxAttempts] attempts, [delay] apart. */
-        @JvmStatic
+        @JvmSynthetic
         public fun fixed(maxAttempts: Int, delay: Duration = 100.milliseconds): Retry =
             Retry(maxAttempts, Backoff.FIXED, delay, delay, 1.0, 0.0, all)
 
         /** [maxAttempts] attempts, waiting `initialDelay * n` after the n-th failure, at most [maxDelay]. */
-        @JvmStatic
+        @JvmSynthetic
         public fun linear(
             maxAttempts: Int,
             initialDelay: Duration = 100.milliseconds,
@@ -108,7 +131,7 @@ public class Retry private constructor(
             Retry(maxAttempts, Backoff.LINEAR, initialDelay, maxDelay.coerceAtLeast(initialDelay), 1.0, 0.0, all)
 
         /** [maxAttempts] attempts, delays growing by [multiplier] from [initialDelay] up to [maxDelay]. */
-        @JvmStatic
+        @JvmSynthetic
         public fun exponential(
             maxAttempts: Int = 3,
             initialDelay: Duration = 100.milliseconds,
@@ -123,5 +146,31 @@ public class Retry private constructor(
             0.0,
             all,
         )
+
+        /** [maxAttempts] attempts, [delay] apart (Java). */
+        @JvmStatic
+        public fun fixed(
+            maxAttempts: Int,
+            delay: java.time.Duration,
+        ): Retry = fixed(maxAttempts, delay.toKotlinDuration())
+
+        /** [maxAttempts] attempts, waiting `initialDelay * n` after the n-th failure, at most [maxDelay] (Java). */
+        @JvmStatic
+        public fun linear(maxAttempts: Int, initialDelay: java.time.Duration, maxDelay: java.time.Duration): Retry =
+            linear(maxAttempts, initialDelay.toKotlinDuration(), maxDelay.toKotlinDuration())
+
+        /** [maxAttempts] attempts, delays doubling from [initialDelay] up to 30 seconds (Java). */
+        @JvmStatic
+        public fun exponential(maxAttempts: Int, initialDelay: java.time.Duration): Retry =
+            exponential(maxAttempts, initialDelay.toKotlinDuration())
+
+        /** [maxAttempts] attempts, delays growing by [multiplier] from [initialDelay] up to [maxDelay] (Java). */
+        @JvmStatic
+        public fun exponential(
+            maxAttempts: Int,
+            initialDelay: java.time.Duration,
+            multiplier: Double,
+            maxDelay: java.time.Duration,
+        ): Retry = exponential(maxAttempts, initialDelay.toKotlinDuration(), multiplier, maxDelay.toKotlinDuration())
     }
 }

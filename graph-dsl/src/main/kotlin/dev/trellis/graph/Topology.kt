@@ -1,5 +1,6 @@
 package dev.trellis.graph
 
+import dev.trellis.graph.internal.BuildNames
 import java.util.Collections
 
 /**
@@ -54,7 +55,8 @@ public class Topology private constructor(
                             "END cannot be an entry point; start(...) takes the node(s) that run first."
                     !known(entry) ->
                         problems +=
-                            "Entry point '$entry' is not a node of this graph; declare it with node(\"$entry\") { } or fix the name. Nodes: $nodeList."
+                            "Entry point '$entry' is not a node of this graph; declare it with " +
+                            "${BuildNames.node(entry)} or fix the name. Nodes: $nodeList."
                 }
             }
             checkEdges(edges, known, nodeList, problems)
@@ -172,12 +174,14 @@ public class Topology private constructor(
                     problems += "Edge $edge leaves END; END finishes a path and has no outgoing edges, remove the edge."
                 } else if (!known(edge.from)) {
                     problems +=
-                        "Edge $edge leaves unknown node '${edge.from}'; declare it with node(\"${edge.from}\") { } or fix the name. Nodes: $nodeList."
+                        "Edge $edge leaves unknown node '${edge.from}'; declare it with " +
+                        "${BuildNames.node(edge.from)} or fix the name. Nodes: $nodeList."
                 }
                 for (target in edge.targets) {
                     if (target != Graph.END && !known(target)) {
                         problems +=
-                            "Edge $edge leads to unknown node '$target'; declare it with node(\"$target\") { } or fix the name. Nodes: $nodeList."
+                            "Edge $edge leads to unknown node '$target'; declare it with " +
+                            "${BuildNames.node(target)} or fix the name. Nodes: $nodeList."
                     }
                 }
                 if (edge is Edge.Route) {

@@ -88,6 +88,29 @@ class GraphModelJavaTest {
     }
 
     @Test
+    void errorsAreValuesWithStaticSerializers() {
+        NodeError error = new NodeError("search", "java.io.IOException", "down", 3);
+        assertEquals(new NodeError("search", "java.io.IOException", "down", 3), error);
+        String json = kotlinx.serialization.json.Json.Default.encodeToString(NodeError.serializer(), error);
+        assertEquals("{\"node\":\"search\",\"type\":\"java.io.IOException\",\"message\":\"down\",\"attempts\":3}", json);
+        TaskError task = new TaskError(1, "E", null);
+        assertEquals(task, kotlinx.serialization.json.Json.Default.decodeFromString(TaskError.serializer(),
+            kotlinx.serialization.json.Json.Default.encodeToString(TaskError.serializer(), task)));
+    }
+
+    @Test
+    void buildsRetryPoliciesWithJavaDurations() {
+        Retry retry = Retry.exponential(4, java.time.Duration.ofMillis(100), 3.0, java.time.Duration.ofSeconds(2));
+        assertEquals(java.time.Duration.ofMillis(100), retry.getInitialDelay());
+        assertEquals(java.time.Duration.ofSeconds(2), retry.getMaxDelay());
+        assertEquals(java.time.Duration.ofSeconds(1), retry.withMaxDelay(java.time.Duration.ofSeconds(1)).getMaxDelay());
+        assertEquals(Retry.Backoff.FIXED, Retry.fixed(2, java.time.Duration.ZERO).getBackoff());
+        assertEquals(Retry.Backoff.LINEAR,
+            Retry.linear(2, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(5)).getBackoff());
+        assertEquals(java.time.Duration.ofSeconds(30), Retry.exponential(3, java.time.Duration.ofMillis(1)).getMaxDelay());
+    }
+
+    @Test
     void readsAndRefinesRetryPolicies() {
         Retry search = JavaFixtures.research().node("search").getRetry();
         assertEquals(3, search.getMaxAttempts());

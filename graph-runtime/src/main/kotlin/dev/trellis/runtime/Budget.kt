@@ -21,6 +21,7 @@ public class Budget private constructor(
     /** The most node executions the run may start, or null for the graph's `maxNodeExecutions` alone. */
     public val maxNodeExecutions: Int?,
     /** The most time the run may spend running, measured by the run's time source, or null for no limit. */
+    @get:JvmSynthetic
     public val maxWallTime: Duration?,
     /** The limit of each meter, by name; a meter charged but not named here is counted, not limited. */
     public val meters: Map<String, Double>,
@@ -38,6 +39,7 @@ public class Budget private constructor(
     }
 
     /** This budget with at most [limit] of time spent running (by the run's time source). */
+    @JvmSynthetic
     public fun withMaxWallTime(limit: Duration): Budget {
         require(limit.isPositive() && limit.isFinite()) { "maxWallTime must be positive and finite, but was $limit." }
         return Budget(maxNodeExecutions, limit, meters)

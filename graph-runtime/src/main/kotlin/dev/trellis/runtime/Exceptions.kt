@@ -65,7 +65,7 @@ public class LimitExceededException private constructor(
 
     internal companion object {
         private const val RAISE = "Raise it in the run's Budget (RunOptions(budget = …); from Java " +
-            "RunSettings.Builder.budget(…)) if this is expected; fork the run from its last checkpoint to go on."
+            "JavaRunOptions.Builder.budget(…)) if this is expected; fork the run from its last checkpoint to go on."
 
         /** The graph's or the budget's `maxNodeExecutions`, [fromBudget] telling which, hit before [node] started. */
         fun executions(value: Int, fromBudget: Boolean, node: String, number: Int): LimitExceededException {

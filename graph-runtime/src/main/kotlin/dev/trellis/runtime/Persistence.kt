@@ -55,6 +55,7 @@ public suspend fun Graph.resume(runId: String, options: RunOptions, answer: Stri
     resume(runId, options, answerPending(runId, options, answer))
 
 /** Like [resume], as a cold flow of the resumed run's events (see [events]). */
+@JvmSynthetic
 public fun Graph.resumeEvents(
     runId: String,
     options: RunOptions,
@@ -66,6 +67,7 @@ public fun Graph.resumeEvents(
  * Like [resume] with one [answer] for the single pending interrupt, as a cold flow of the resumed run's events.
  * The flow fails with [IllegalArgumentException] when the run has no pending interrupt or more than one.
  */
+@JvmSynthetic
 public fun Graph.resumeEvents(runId: String, options: RunOptions, answer: String): Flow<RunEvent> = flow {
     emitAll(resumeEvents(runId, options, answerPending(runId, options, answer)))
 }

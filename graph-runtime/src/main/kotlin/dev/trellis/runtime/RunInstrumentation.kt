@@ -7,8 +7,8 @@ import kotlin.coroutines.EmptyCoroutineContext
 
 /**
  * Something that watches or wraps every run a runner starts — tracing is the one Trellis ships:
- * `trellis-opentelemetry`'s `TrellisTelemetry` is a `RunInstrumentation`. The Java facade's `RunSettings` takes one
- * (`RunSettings.builder().instrumentation(telemetry)`), so a Java run is traced whatever its store and settings,
+ * `trellis-opentelemetry`'s `TrellisTelemetry` is a `RunInstrumentation`. The Java facade's `JavaRunOptions` takes one
+ * (`JavaRunOptions.builder().instrumentation(telemetry)`), so a Java run is traced whatever its store and settings,
  * without the facade knowing about OpenTelemetry.
  *
  * A runner calls [callerContext] on the thread that starts a run (a Java caller's thread, where its trace context is

@@ -50,6 +50,7 @@ public suspend fun Graph.invoke(
  * research.events(input).collect { event -> println(event) }
  * ```
  */
+@JvmSynthetic
 public fun Graph.events(
     input: State = schema.initialState(),
     options: RunOptions = RunOptions.DEFAULT,
@@ -69,6 +70,7 @@ public fun Graph.events(
  * ```
  */
 @OptIn(DelicateCoroutinesApi::class) // CoroutineStart.ATOMIC, see below
+@JvmSynthetic
 public fun Graph.start(
     scope: CoroutineScope,
     input: State = schema.initialState(),

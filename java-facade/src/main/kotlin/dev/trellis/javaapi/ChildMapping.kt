@@ -48,10 +48,10 @@ public class ChildMapping<I : ChildInput> internal constructor() {
 
     /**
      * Turns the child's final state into writes of the node, after the key-to-key outputs: [block] gets the node's
-     * [NodeContext] (`ctx.set` writes parent keys) and the child's final state. At most one output block per
+     * [JavaNodeScope] (`ctx.set` writes parent keys) and the child's final state. At most one output block per
      * mapping. It runs on the run's own thread and must not block.
      */
-    public fun output(block: BiConsumer<NodeContext, State>): ChildMapping<I> = declare { mapping, _ ->
+    public fun output(block: BiConsumer<JavaNodeScope, State>): ChildMapping<I> = declare { mapping, _ ->
         mapping.output(outputBody(block))
     }
 

@@ -4,10 +4,12 @@ import dev.trellis.graph.ChildInput
 import dev.trellis.graph.Graph
 import dev.trellis.graph.GraphBuilder
 import dev.trellis.graph.GraphValidationException
+import dev.trellis.graph.JavaBuild
 import dev.trellis.graph.NodeBody
 import dev.trellis.graph.NodeError
 import dev.trellis.graph.NodeRef
 import dev.trellis.graph.NodeScope
+import dev.trellis.graph.Retry
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
@@ -41,7 +43,7 @@ import kotlin.time.toKotlinDuration
  * Graph graph = JavaGraph.builder("ingest", schema)
  *     .blockingNode("fetch", ctx -> ctx.set(page, download(ctx.get(url))))   // blocks: on the executor
  *     .asyncNode("embed", ctx -> embedder.embedAsync(ctx.get(page)).thenAccept(v -> ctx.set(vector, v)))
- *     .node("count", ctx -> ctx.update(count, c -> c + 1), NodeOptions.retry(RetryPolicy.exponential(3, Duration.ofMillis(200))))
+ *     .node("count", ctx -> ctx.update(count, c -> c + 1), NodeOptions.retry(Retry.exponential(3, Duration.ofMillis(200))))
  *     .start("fetch")
  *     .edge("fetch", "embed")
  *     .edge("embed", "count")
@@ -147,7 +149,7 @@ public object JavaGraph {
                     adapted,
                     output,
                     options.timeoutOrNull?.toKotlinDuration(),
-                    options.retryOrNull?.toRetry(),
+                    options.retryOrNull,
                     options.descriptionOrNull,
                     reads = options.readsOrNull,
                     writes = options.writesOrNull,
@@ -192,7 +194,7 @@ public object JavaGraph {
                     id,
                     graph,
                     options.timeoutOrNull?.toKotlinDuration(),
-                    options.retryOrNull?.toRetry(),
+                    options.retryOrNull,
                     options.descriptionOrNull,
                     options.cacheOrNull,
                 ) { declared.applyTo(this) }
@@ -268,7 +270,7 @@ public object JavaGraph {
                     options.taskFailure,
                     options.errorsOrNull,
                     options.timeoutOrNull?.toKotlinDuration(),
-                    options.retryOrNull?.toRetry(),
+                    options.retryOrNull,
                     options.descriptionOrNull,
                 ) { declared.applyTo(this) }
             }
@@ -336,26 +338,26 @@ public object JavaGraph {
             declare { config { defaultOnFailure(NodeRef.of(handler), error) } }
 
         /**
-         * Wraps every node's attempts in [interceptor] (see [Interceptor]); calls add up, the first installed being
-         * the outermost. It runs on the graph's [executor].
+         * Wraps every node's attempts in [interceptor]; calls add up, the first installed being the outermost. It runs
+         * on the graph's [executor].
          */
-        public fun intercept(interceptor: Interceptor): Builder =
+        public fun intercept(interceptor: JavaNodeInterceptor): Builder =
             declare { dispatcher -> config { intercept(blockingInterceptor(interceptor, dispatcher)) } }
 
         /**
          * Wraps the attempts of node [nodeId] in [interceptor], inside the graph's interceptors; calls add up, the
          * first installed being the outermost. It runs on the graph's [executor].
          */
-        public fun intercept(nodeId: String, interceptor: Interceptor): Builder =
+        public fun intercept(nodeId: String, interceptor: JavaNodeInterceptor): Builder =
             declare { dispatcher -> NodeRef.of(nodeId).intercept(blockingInterceptor(interceptor, dispatcher)) }
 
         /**
-         * Declares [undo] as what undoes each completed execution of node [nodeId] when the run fails: run in reverse
-         * completion order, each at most once, with the state right after that execution (`docs/semantics.md` §13.6).
+         * Declares [compensation] as what undoes each completed execution of node [nodeId] when the run fails: in
+         * reverse completion order, each at most once, with the state right after it (`docs/semantics.md` §13.6).
          * One per node. It runs on the graph's [executor].
          */
-        public fun compensate(nodeId: String, undo: Undo): Builder =
-            declare { dispatcher -> NodeRef.of(nodeId).compensate(blockingCompensation(undo, dispatcher)) }
+        public fun compensate(nodeId: String, compensation: JavaCompensation): Builder =
+            declare { dispatcher -> NodeRef.of(nodeId).compensate(blockingCompensation(compensation, dispatcher)) }
 
         /** Sets the most node executions one run may start (default 1000). */
         public fun maxNodeExecutions(max: Int): Builder = declare { config { maxNodeExecutions = max } }
@@ -375,24 +377,22 @@ public object JavaGraph {
             declare { config { defaultNodeTimeout = timeout?.toKotlinDuration() } }
 
         /** Sets the retry policy of nodes that set none (default: no retry). */
-        public fun defaultRetry(retry: RetryPolicy): Builder = declare { config { defaultRetry = retry.toRetry() } }
+        public fun defaultRetry(retry: Retry): Builder = declare { config { defaultRetry = retry } }
 
         /**
          * Validates every declaration and returns the immutable graph.
          *
          * @throws GraphValidationException listing every problem found.
          */
-        public fun build(): Graph {
+        public fun build(): Graph = JavaBuild.run { // JavaBuild: the build's error messages name the Java calls
             val dispatcher = executor?.asCoroutineDispatcher() ?: NodeExecutors.defaultDispatcher
             val builder = GraphBuilder(id, schema)
             for (declaration in declarations) builder.declaration(dispatcher)
-            return builder.build()
+            builder.build()
         }
 
-        private fun declare(declaration: GraphBuilder.(CoroutineDispatcher) -> Unit): Builder = apply {
-            declarations +=
-                declaration
-        }
+        private fun declare(declaration: GraphBuilder.(CoroutineDispatcher) -> Unit): Builder =
+            apply { declarations += declaration }
 
         override fun toString(): String = "JavaGraph.Builder($id, ${declarations.size} declarations)"
     }

@@ -1,5 +1,6 @@
 package dev.trellis.javaapi
 
+import dev.trellis.graph.Retry
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.TaskError
 import dev.trellis.graph.TaskFailure
@@ -15,7 +16,7 @@ import java.util.Optional
  * ```java
  * MapOptions.maxConcurrency(8)
  *     .withTaskFailure(TaskFailure.COLLECT).withErrors(errors)   // errors: Keys.taskErrors(schema, "errors")
- *     .withRetry(RetryPolicy.exponential(3, Duration.ofMillis(200)))
+ *     .withRetry(Retry.exponential(3, Duration.ofMillis(200)))
  * ```
  */
 public class MapOptions private constructor(
@@ -24,7 +25,7 @@ public class MapOptions private constructor(
     /** What a task that fails after its retries does: fail the map (`FAIL_FAST`, the default) or `COLLECT`. */
     public val taskFailure: TaskFailure,
     internal val errorsOrNull: StateKey<List<TaskError>>?,
-    internal val retryOrNull: RetryPolicy?,
+    internal val retryOrNull: Retry?,
     internal val timeoutOrNull: Duration?,
     internal val descriptionOrNull: String?,
 ) {
@@ -32,7 +33,7 @@ public class MapOptions private constructor(
     public val errors: Optional<StateKey<List<TaskError>>> get() = Optional.ofNullable(errorsOrNull)
 
     /** Each task's retry policy; empty for the graph's default. */
-    public val retry: Optional<RetryPolicy> get() = Optional.ofNullable(retryOrNull)
+    public val retry: Optional<Retry> get() = Optional.ofNullable(retryOrNull)
 
     /** Each task's timeout per attempt; empty for the graph's default. */
     public val timeout: Optional<Duration> get() = Optional.ofNullable(timeoutOrNull)
@@ -59,7 +60,7 @@ public class MapOptions private constructor(
         MapOptions(maxConcurrency, taskFailure, errors, retryOrNull, timeoutOrNull, descriptionOrNull)
 
     /** These options with each task's [retry] policy (null for the graph's default). */
-    public fun withRetry(retry: RetryPolicy?): MapOptions =
+    public fun withRetry(retry: Retry?): MapOptions =
         MapOptions(maxConcurrency, taskFailure, errorsOrNull, retry, timeoutOrNull, descriptionOrNull)
 
     /**

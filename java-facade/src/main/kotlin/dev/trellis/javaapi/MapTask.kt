@@ -2,7 +2,7 @@ package dev.trellis.javaapi
 
 /**
  * The body of one task of a map node of a [JavaGraph]: plain Java code run once per item of the map's list, with
- * the map's [NodeContext] (its reads see the state the map started with; its writes are the task's, merged in task
+ * the map's [JavaNodeScope] (its reads see the state the map started with; its writes are the task's, merged in task
  * order with the other tasks').
  *
  * Declared with `map`, it must not block and runs inline on the run's own thread, like a `node`. Declared with
@@ -17,5 +17,5 @@ package dev.trellis.javaapi
 public fun interface MapTask<T> {
     /** Runs one attempt of the task on [item] with [context]. */
     @Throws(Exception::class)
-    public fun run(context: NodeContext, item: T)
+    public fun run(context: JavaNodeScope, item: T)
 }

@@ -19,7 +19,7 @@ import java.util.concurrent.CompletionStage
 public fun interface NodeAction {
     /** Runs one attempt of the node with [context]. */
     @Throws(Exception::class)
-    public fun run(context: NodeContext)
+    public fun run(context: JavaNodeScope)
 }
 
 /**
@@ -36,5 +36,5 @@ public fun interface NodeAction {
 public fun interface AsyncNodeAction {
     /** Starts one attempt of the node with [context]; the attempt ends when the returned stage completes. */
     @Throws(Exception::class)
-    public fun run(context: NodeContext): CompletionStage<*>
+    public fun run(context: JavaNodeScope): CompletionStage<*>
 }

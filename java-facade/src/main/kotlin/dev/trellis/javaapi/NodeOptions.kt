@@ -1,6 +1,7 @@
 package dev.trellis.javaapi
 
 import dev.trellis.graph.CachePolicy
+import dev.trellis.graph.Retry
 import dev.trellis.graph.StateKey
 import java.time.Duration
 import java.util.Collections
@@ -13,13 +14,13 @@ import java.util.Optional
  *
  * ```java
  * builder.node("search", ctx -> search(ctx),
- *     NodeOptions.retry(RetryPolicy.exponential(3, Duration.ofMillis(200))).withTimeout(Duration.ofSeconds(30)));
+ *     NodeOptions.retry(Retry.exponential(3, Duration.ofMillis(200))).withTimeout(Duration.ofSeconds(30)));
  * builder.node("summarize", ctx -> ctx.set(summary, shorten(ctx.get(text))),
  *     NodeOptions.reads(text).withWrites(summary));
  * ```
  */
 public class NodeOptions private constructor(
-    internal val retryOrNull: RetryPolicy?,
+    internal val retryOrNull: Retry?,
     internal val timeoutOrNull: Duration?,
     internal val descriptionOrNull: String?,
     internal val readsOrNull: Set<StateKey<*>>? = null,
@@ -27,7 +28,7 @@ public class NodeOptions private constructor(
     internal val cacheOrNull: CachePolicy? = null,
 ) {
     /** The node's retry policy; empty for the graph's default. */
-    public val retry: Optional<RetryPolicy> get() = Optional.ofNullable(retryOrNull)
+    public val retry: Optional<Retry> get() = Optional.ofNullable(retryOrNull)
 
     /** The node's timeout per attempt; empty for the graph's default. */
     public val timeout: Optional<Duration> get() = Optional.ofNullable(timeoutOrNull)
@@ -42,7 +43,7 @@ public class NodeOptions private constructor(
     public val writes: Optional<Set<StateKey<*>>> get() = Optional.ofNullable(writesOrNull)
 
     /** These options with [retry] (null for the graph's default). */
-    public fun withRetry(retry: RetryPolicy?): NodeOptions =
+    public fun withRetry(retry: Retry?): NodeOptions =
         NodeOptions(retry, timeoutOrNull, descriptionOrNull, readsOrNull, writesOrNull, cacheOrNull)
 
     /**
@@ -84,7 +85,7 @@ public class NodeOptions private constructor(
 
     /**
      * These options with a result cache (null for none): an attempt whose key was stored before and has not expired
-     * skips the action and applies the stored writes. The run needs a cache store (`RunSettings.Builder.cache`).
+     * skips the action and applies the stored writes. The run needs a cache store (`JavaRunOptions.Builder.cache`).
      */
     public fun withCache(cache: CachePolicy?): NodeOptions =
         NodeOptions(retryOrNull, timeoutOrNull, descriptionOrNull, readsOrNull, writesOrNull, cache)
@@ -120,7 +121,7 @@ public class NodeOptions private constructor(
 
         /** Options with a [retry] policy. */
         @JvmStatic
-        public fun retry(retry: RetryPolicy): NodeOptions = DEFAULT.withRetry(retry)
+        public fun retry(retry: Retry): NodeOptions = DEFAULT.withRetry(retry)
 
         /** Options with a per-attempt [timeout]. */
         @JvmStatic

@@ -11,11 +11,11 @@ import dev.trellis.graph.Graph
  * ```
  */
 public object Trellis {
-    /** A runner of [graph] with the default [RunSettings]. */
+    /** A runner of [graph] with the default [JavaRunOptions]. */
     @JvmStatic
-    public fun runner(graph: Graph): TrellisRunner = TrellisRunner(graph, RunSettings.DEFAULT)
+    public fun runner(graph: Graph): TrellisRunner = TrellisRunner(graph, JavaRunOptions.DEFAULT)
 
-    /** A runner of [graph] with [settings] (executor, run id, clock, random source). */
+    /** A runner of [graph] with [options] (executor, run id, clock, random source). */
     @JvmStatic
-    public fun runner(graph: Graph, settings: RunSettings): TrellisRunner = TrellisRunner(graph, settings)
+    public fun runner(graph: Graph, options: JavaRunOptions): TrellisRunner = TrellisRunner(graph, options)
 }

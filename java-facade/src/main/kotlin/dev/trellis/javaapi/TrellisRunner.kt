@@ -55,60 +55,60 @@ import kotlinx.coroutines.flow.Flow as EventFlow
  * done.cancel(true);                         // cancels the run's nodes cooperatively
  * ```
  *
- * Cancellation: cancelling the future, the subscription or the [TrellisRun], or interrupting the thread blocked in
+ * Cancellation: cancelling the future, the subscription or the [JavaRunHandle], or interrupting the thread blocked in
  * [invoke], cancels every running node; blocking nodes of a [JavaGraph] are interrupted. Failures: a failed run
  * fails with [GraphRunException], whose cause is the node's own exception and whose `result` holds everything the
  * run did; [Failures.cause] and [Failures.result] get at both through a future's `CompletionException`.
  *
- * Persistence: with [RunSettings.Builder.checkpointing], runs save checkpoints, and [resumeAsync],
+ * Persistence: with [JavaRunOptions.Builder.checkpointing], runs save checkpoints, and [resumeAsync],
  * [forkAsync], [checkpointsAsync], [stateAtAsync] and [takeSnapshotAsync] read them from its store; they
  * follow the same cancellation and failure rules as [invokeAsync]. [runsAsync], [pruneAsync] and [deleteAsync]
  * list and remove runs. See `docs/java.md`.
  *
- * Tracing: with [RunSettings.Builder.instrumentation] (e.g. a `TrellisTelemetry`), every run this runner starts,
+ * Tracing: with [JavaRunOptions.Builder.instrumentation] (e.g. a `TrellisTelemetry`), every run this runner starts,
  * resumes or streams is traced, as a child of the span current on the calling thread.
  */
 public class TrellisRunner internal constructor(
     /** The graph this runner runs. */
     public val graph: Graph,
-    /** The settings of every run. */
-    public val settings: RunSettings,
+    /** The options of every run. */
+    public val options: JavaRunOptions,
 ) {
-    private val options = settings.options
+    private val runOptions = options.runOptions
 
     // JavaCaller: the runtime's error messages name the facade's calls.
-    private val context = (options.dispatcher ?: Dispatchers.Default) + JavaCaller
+    private val context = (runOptions.dispatcher ?: Dispatchers.Default) + JavaCaller
 
     // Failures reach the caller through futures and handles; nothing is left for a global handler to print.
     private val scope = CoroutineScope(SupervisorJob() + context + CoroutineExceptionHandler { _, _ -> })
 
-    private val instrumentation = settings.instrumentationOrNull
+    private val instrumentation = options.instrumentationOrNull
 
-    private val stored = StoredRuns(graph, settings, scope)
+    private val stored = StoredRuns(graph, options, scope)
 
     /**
      * How a run of [invokeAsync] starts: on the calling thread until it first suspends (no hand-off to the pool and
-     * no wake-up of the caller for a run that never waits), unless the settings name an executor.
+     * no wake-up of the caller for a run that never waits), unless the options name an executor.
      */
-    private val start = if (options.dispatcher == null) CoroutineStart.UNDISPATCHED else CoroutineStart.DEFAULT
+    private val start = if (runOptions.dispatcher == null) CoroutineStart.UNDISPATCHED else CoroutineStart.DEFAULT
 
     /** What a run started now on this thread carries: the instrumentation's caller context (a trace context). */
     private fun caller(): CoroutineContext = instrumentation?.callerContext() ?: EmptyCoroutineContext
 
-    /** The events of a run started by [run], through the settings' instrumentation if any. */
+    /** The events of a run started by [run], through the options' instrumentation if any. */
     private fun instrumented(resumes: String?, run: (RunOptions) -> EventFlow<RunEvent>): EventFlow<RunEvent> =
-        instrumentation?.instrument(graph, options, resumes, run) ?: run(options)
+        instrumentation?.instrument(graph, runOptions, resumes, run) ?: run(runOptions)
 
-    /** A run from [input] to its result, instrumented when the settings say so. */
+    /** A run from [input] to its result, instrumented when the options say so. */
     private suspend fun runToEnd(input: State): RunResult =
         if (instrumentation == null) {
-            graph.invoke(input, options)
+            graph.invoke(input, runOptions)
         } else {
             resultOf(instrumented(null) { graph.events(input, it) })
         }
 
-    /** This runner's graph with other [settings]. */
-    public fun withSettings(settings: RunSettings): TrellisRunner = TrellisRunner(graph, settings)
+    /** This runner's graph with other [options]. */
+    public fun withOptions(options: JavaRunOptions): TrellisRunner = TrellisRunner(graph, options)
 
     /**
      * Starts a run from [input] and returns its result as a future.
@@ -121,12 +121,12 @@ public class TrellisRunner internal constructor(
      * The run starts on the calling thread, as the blocking [invoke] does: its loop and the `node`s it starts inline
      * run here until the run first waits (for a blocking or async node, parallel branches, a retry's delay); it then
      * goes on on the coroutine pool, where the future completes. A run of inline nodes only has ended when this
-     * returns, with no hand-off to another thread and no wake-up. With an executor in the settings, the run goes
+     * returns, with no hand-off to another thread and no wake-up. With an executor in the options, the run goes
      * there at once.
      */
     public fun invokeAsync(input: State): CompletableFuture<RunResult> =
         if (instrumentation == null) {
-            scope.future(start = start) { graph.invoke(input, options) }
+            scope.future(start = start) { graph.invoke(input, runOptions) }
         } else {
             scope.future(caller(), start) { runToEnd(input) }
         }
@@ -137,7 +137,7 @@ public class TrellisRunner internal constructor(
     /**
      * Runs the graph from [input] on the calling thread and returns its result: the run's loop and the nodes it can
      * start inline run right here, with no hand-off to another thread (parallel branches and nodes that take long
-     * still run on the coroutine pool, blocking nodes on the graph's executor). With an executor in the settings,
+     * still run on the coroutine pool, blocking nodes on the graph's executor). With an executor in the options,
      * the run goes there and this thread waits.
      *
      * Interrupting the calling thread cancels the run: running nodes are cancelled (blocking ones interrupted), and
@@ -196,19 +196,22 @@ public class TrellisRunner internal constructor(
      * included; a slow consumer slows the run down (nothing is dropped). Returns a handle to cancel the run
      * or wait for its result.
      */
-    public fun start(input: State, onEvent: Consumer<RunEvent>): TrellisRun =
-        TrellisRun(graph.start(scope, input, options) { onEvent.accept(it) })
+    public fun start(input: State, onEvent: Consumer<RunEvent>): JavaRunHandle =
+        JavaRunHandle(graph.start(scope, input, runOptions) { onEvent.accept(it) })
 
     /** As [start], with input values by key name. */
-    public fun start(input: Map<String, Any?>, onEvent: Consumer<RunEvent>): TrellisRun = start(stateOf(input), onEvent)
+    public fun start(
+        input: Map<String, Any?>,
+        onEvent: Consumer<RunEvent>,
+    ): JavaRunHandle = start(stateOf(input), onEvent)
 
     /**
-     * Continues run [runId] from its latest checkpoint in the settings' checkpoint store: completed nodes do
+     * Continues run [runId] from its latest checkpoint in the options' checkpoint store: completed nodes do
      * not run again; nodes that were running when it stopped (crash, drain, interrupt) run again. Same
      * cancellation and failure rules as [invokeAsync]; a run that already ended fails the future with
      * `IllegalStateException` (fork it instead).
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun resumeAsync(runId: String): CompletableFuture<RunResult> = resumeAsync(runId, emptyMap())
 
@@ -217,11 +220,11 @@ public class TrellisRunner internal constructor(
      * again and its `ctx.interrupt(...)` returns [answer]. The future fails with `IllegalArgumentException`
      * when the run has no pending interrupt or more than one (answer those by node id).
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun resumeAsync(runId: String, answer: String): CompletableFuture<RunResult> {
         requireStore("resumeAsync")
-        if (instrumentation == null) return scope.future { graph.resume(runId, options, answer) }
+        if (instrumentation == null) return scope.future { graph.resume(runId, runOptions, answer) }
         return scope.future(caller()) { resultOf(instrumented(runId) { graph.resumeEvents(runId, it, answer) }) }
     }
 
@@ -229,12 +232,12 @@ public class TrellisRunner internal constructor(
      * As [resumeAsync], answering pending interrupts by node id. The future fails with
      * `IllegalArgumentException` when an answer names a node without a pending interrupt.
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun resumeAsync(runId: String, answers: Map<String, String>): CompletableFuture<RunResult> {
         requireStore("resumeAsync")
         val copy = answers.toMap()
-        if (instrumentation == null) return scope.future { graph.resume(runId, options, copy) }
+        if (instrumentation == null) return scope.future { graph.resume(runId, runOptions, copy) }
         return scope.future(caller()) { resultOf(instrumented(runId) { graph.resumeEvents(runId, it, copy) }) }
     }
 
@@ -243,14 +246,14 @@ public class TrellisRunner internal constructor(
      * rules as [events]: each subscription resumes the run once; a run that already ended, or a checkpoint that
      * cannot be loaded, ends the stream with `onError`.
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun resumeEvents(runId: String): Flow.Publisher<RunEvent> = resumeEvents(runId, emptyMap())
 
     /**
      * As [resumeEvents], answering the run's single pending interrupt with [answer] (see `resumeAsync(runId, answer)`).
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun resumeEvents(runId: String, answer: String): Flow.Publisher<RunEvent> {
         requireStore("resumeEvents")
@@ -261,7 +264,7 @@ public class TrellisRunner internal constructor(
     /**
      * As [resumeEvents], answering pending interrupts by node id.
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun resumeEvents(runId: String, answers: Map<String, String>): Flow.Publisher<RunEvent> {
         requireStore("resumeEvents")
@@ -278,22 +281,22 @@ public class TrellisRunner internal constructor(
      * `CheckpointFormatException` when the graph changed without a migration, and with `GraphRunException` when the
      * retry fails in turn.
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun retryAsync(runId: String): CompletableFuture<RunResult> {
         requireStore("retryAsync")
-        return scope.future { graph.retry(runId, options) }
+        return scope.future { graph.retry(runId, runOptions) }
     }
 
     /**
      * The events of the retry of run [runId] (see [retryAsync]) as a JDK [Flow.Publisher], with the same rules as
      * [resumeEvents].
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun retryEvents(runId: String): Flow.Publisher<RunEvent> {
         requireStore("retryEvents")
-        val events = graph.retryEvents(runId, options)
+        val events = graph.retryEvents(runId, runOptions)
         return flowPublish(context) { events.collect { send(it) } }
     }
 
@@ -302,26 +305,26 @@ public class TrellisRunner internal constructor(
      * the state changed by [edit] (time travel). The original run is not touched. Same cancellation and
      * failure rules as [invokeAsync].
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun forkAsync(runId: String, sequence: Long, edit: UnaryOperator<State>): CompletableFuture<RunResult> =
         stored.fork(runId, sequence, edit)
 
-    /** As [forkAsync], with the state as it was. @throws IllegalStateException when the settings have no checkpointing. */
+    /** As [forkAsync], with the state as it was. @throws IllegalStateException when the options have no checkpointing. */
     public fun forkAsync(runId: String, sequence: Long): CompletableFuture<RunResult> =
         forkAsync(runId, sequence, UnaryOperator.identity())
 
     /**
-     * The checkpoints of run [runId] in the settings' checkpoint store, oldest first (empty for an unknown run).
+     * The checkpoints of run [runId] in the options' checkpoint store, oldest first (empty for an unknown run).
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun checkpointsAsync(runId: String): CompletableFuture<List<CheckpointInfo>> = stored.checkpoints(runId)
 
     /**
      * The state at checkpoint [sequence] of run [runId] (a `sequence` of [CheckpointInfo]).
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun stateAtAsync(runId: String, sequence: Long): CompletableFuture<State> = stored.stateAt(runId, sequence)
 
@@ -329,7 +332,7 @@ public class TrellisRunner internal constructor(
      * A resumable snapshot of the latest checkpoint of run [runId]; store its `toJson()` anywhere and read it
      * back with [loadSnapshot].
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun takeSnapshotAsync(runId: String): CompletableFuture<RunSnapshot> = stored.snapshot(runId)
 
@@ -339,7 +342,7 @@ public class TrellisRunner internal constructor(
      * @throws dev.trellis.runtime.CheckpointFormatException naming what is wrong.
      */
     public fun loadSnapshot(json: String): RunSnapshot =
-        graph.loadSnapshot(json, settings.checkpointingOrNull?.migrations ?: emptyList())
+        graph.loadSnapshot(json, options.checkpointingOrNull?.migrations ?: emptyList())
 
     /**
      * Runs the graph on from [snapshot] as a new run (id from the settings, or a fresh one): a resumable
@@ -347,33 +350,33 @@ public class TrellisRunner internal constructor(
      * [invokeAsync].
      */
     public fun resumeAsync(snapshot: RunSnapshot): CompletableFuture<RunResult> =
-        scope.future { graph.resume(snapshot, options) }
+        scope.future { graph.resume(snapshot, runOptions) }
 
     /**
-     * Deletes run [runId] with all its checkpoints from the settings' checkpoint store (unknown runs are ignored).
+     * Deletes run [runId] with all its checkpoints from the options' checkpoint store (unknown runs are ignored).
      * A process still writing it is fenced out: its next checkpoint fails with `FencedOutException` and its run
      * ends `FAILED`. Reuse the id for a new run only after this completed.
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun deleteAsync(runId: String): CompletableFuture<Void?> = stored.delete(runId)
 
     /**
-     * Deletes old checkpoints of run [runId] from the settings' checkpoint store, keeping the [keepLatest] newest
+     * Deletes old checkpoints of run [runId] from the options' checkpoint store, keeping the [keepLatest] newest
      * and every checkpoint they need to be restored; completes with how many were deleted. The run can still be
      * resumed, and forked from the kept checkpoints.
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      * @throws IllegalArgumentException when [keepLatest] is less than 1.
      */
     public fun pruneAsync(runId: String, keepLatest: Int): CompletableFuture<Int> = stored.prune(runId, keepLatest)
 
     /**
-     * The runs of this runner's graph in the settings' checkpoint store, ordered by run id: each with its latest
+     * The runs of this runner's graph in the options' checkpoint store, ordered by run id: each with its latest
      * checkpoint's sequence and status (`RUNNING`, `INTERRUPTED`, `DRAINED`, `COMPLETED`, `FAILED`) and its lease.
      * Runs of other graphs sharing the store, and runs without a checkpoint yet, are left out.
      *
-     * @throws IllegalStateException when the settings have no checkpointing.
+     * @throws IllegalStateException when the options have no checkpointing.
      */
     public fun runsAsync(): CompletableFuture<List<RunInfo>> = stored.runs()
 
@@ -385,5 +388,5 @@ public class TrellisRunner internal constructor(
     private fun invokeHere(input: State, timeout: Duration?): RunResult =
         runHere(graph.id, JavaCaller + caller(), timeout) { runToEnd(input) }
 
-    override fun toString(): String = "TrellisRunner(${graph.id}, $settings)"
+    override fun toString(): String = "TrellisRunner(${graph.id}, $options)"
 }

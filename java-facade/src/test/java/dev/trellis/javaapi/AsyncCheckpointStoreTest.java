@@ -51,7 +51,7 @@ class AsyncCheckpointStoreTest {
     void aJavaStoreCheckpointsResumesForksPrunesAndDeletesRuns() throws Exception {
         MapCheckpointStore store = new MapCheckpointStore();
         TrellisRunner runner = Trellis.runner(approval(),
-            RunSettings.builder().checkpointing(new Checkpointing(store.asCheckpointStore())).build());
+            JavaRunOptions.builder().checkpointing(new Checkpointing(store.asCheckpointStore())).build());
 
         RunResult paused = get(runner.invokeAsync(Map.of("question", "q")));
         assertEquals(Status.INTERRUPTED, paused.getStatus());
@@ -86,7 +86,7 @@ class AsyncCheckpointStoreTest {
         MapCheckpointStore store = new MapCheckpointStore();
         CheckpointStore adapted = store.asCheckpointStore();
         Lease held = get(store.claim("taken", "someone-else"));
-        TrellisRunner runner = Trellis.runner(approval(), RunSettings.builder()
+        TrellisRunner runner = Trellis.runner(approval(), JavaRunOptions.builder()
             .runId("taken").checkpointing(new Checkpointing(adapted)).build());
 
         ExecutionException e = assertThrows(ExecutionException.class, () -> get(runner.invokeAsync(Map.of("question", "q"))));
@@ -113,7 +113,7 @@ class AsyncCheckpointStoreTest {
             }
         };
         TrellisRunner runner = Trellis.runner(approval(),
-            RunSettings.builder().checkpointing(new Checkpointing(broken.asCheckpointStore())).build());
+            JavaRunOptions.builder().checkpointing(new Checkpointing(broken.asCheckpointStore())).build());
         ExecutionException e = assertThrows(ExecutionException.class, () -> get(runner.invokeAsync(Map.of("question", "q"))));
         Throwable cause = Failures.cause(e);
         assertInstanceOf(NullPointerException.class, cause);
@@ -156,7 +156,7 @@ class AsyncCheckpointStoreTest {
             }
         };
         TrellisRunner runner = Trellis.runner(approval(),
-            RunSettings.builder().checkpointing(new Checkpointing(failing.asCheckpointStore())).build());
+            JavaRunOptions.builder().checkpointing(new Checkpointing(failing.asCheckpointStore())).build());
         ExecutionException e = assertThrows(ExecutionException.class, () -> get(runner.invokeAsync(Map.of("question", "q"))));
         assertSame(disk, Failures.cause(e));
         assertEquals(Status.FAILED, Failures.result(e).orElseThrow().getStatus());

@@ -101,7 +101,7 @@ class BlockingInvokeTest {
         try {
             AtomicReference<Thread> thread = new AtomicReference<>();
             Graph graph = JavaGraph.builder("pooled", s.schema).node("n", ctx -> thread.set(Thread.currentThread())).start("n").build();
-            RunResult result = Trellis.runner(graph, RunSettings.builder().executor(pool).build()).invoke(Map.of("question", "q"));
+            RunResult result = Trellis.runner(graph, JavaRunOptions.builder().executor(pool).build()).invoke(Map.of("question", "q"));
             assertSame(Status.COMPLETED, result.getStatus());
             assertTrue(thread.get().getName().startsWith("run-pool"), thread.get().getName());
         } finally {

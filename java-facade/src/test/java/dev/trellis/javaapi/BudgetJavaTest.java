@@ -24,7 +24,7 @@ import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 /**
- * Budgets from Java: {@code NodeContext.charge}, {@code Interceptor.Chain.charge}, {@code RunSettings.Builder.budget}
+ * Budgets from Java: {@code JavaNodeScope.charge}, {@code JavaNodeInterceptor.Chain.charge}, {@code JavaRunOptions.Builder.budget}
  * (docs/semantics.md §13.4).
  */
 class BudgetJavaTest {
@@ -61,7 +61,7 @@ class BudgetJavaTest {
             .withMeter("usd", 0.05)
             .withMaxNodeExecutions(100)
             .withMaxWallTime(Duration.ofMinutes(5));
-        RunSettings settings = RunSettings.builder().budget(budget).build();
+        JavaRunOptions settings = JavaRunOptions.builder().budget(budget).build();
         assertEquals(budget, settings.getBudget().orElseThrow());
         GraphRunException failed = assertThrows(
             GraphRunException.class, () -> Trellis.runner(chain(), settings).invoke(Map.of("question", "q")));
@@ -77,12 +77,12 @@ class BudgetJavaTest {
 
     @Test
     void anInterceptorChargesFromWhatTheCallReturnedAndEventsCarryTheTotals() throws Exception {
-        Interceptor meter = chain -> {
+        JavaNodeInterceptor meter = chain -> {
             NodeWrites writes = chain.proceed();
             chain.charge("writes", writes.getSize());
             return writes;
         };
-        RunSettings settings = RunSettings.builder().intercept(meter).build();
+        JavaRunOptions settings = JavaRunOptions.builder().intercept(meter).build();
         List<RunEvent> events = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch ended = new CountDownLatch(1);
         Trellis.runner(chain(), settings).events(Map.of("question", "q")).subscribe(new Flow.Subscriber<>() {
@@ -123,7 +123,7 @@ class BudgetJavaTest {
             .edge("draft", "approve")
             .start("draft")
             .build();
-        RunSettings settings = RunSettings.builder()
+        JavaRunOptions settings = JavaRunOptions.builder()
             .checkpointing(new Checkpointing(store))
             .budget(new Budget().withMeter("usd", 1.5))
             .build();

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Java compensations: {@code Undo}, declared with {@code JavaGraph.Builder.compensate} (docs/semantics.md §13.6). */
+/** Java compensations: {@code JavaCompensation}, declared with {@code JavaGraph.Builder.compensate} (docs/semantics.md §13.6). */
 class CompensationJavaTest {
     private final Fixtures.Schema s = new Fixtures.Schema();
 
@@ -55,8 +55,8 @@ class CompensationJavaTest {
 
     @Test
     void aCancelledRunUndoesOnlyWhenTheSettingsAskForIt() {
-        RunSettings settings = RunSettings.builder().compensateOnCancel(true).build();
+        JavaRunOptions settings = JavaRunOptions.builder().compensateOnCancel(true).build();
         assertTrue(settings.getCompensateOnCancel());
-        assertEquals(false, RunSettings.DEFAULT.getCompensateOnCancel());
+        assertEquals(false, JavaRunOptions.DEFAULT.getCompensateOnCancel());
     }
 }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.trellis.checkpoint.InMemoryCheckpointStore;
 import dev.trellis.graph.Graph;
+import dev.trellis.graph.Retry;
 import dev.trellis.graph.GraphValidationException;
 import dev.trellis.graph.StateKey;
 import dev.trellis.graph.StateSchema;
@@ -248,7 +249,7 @@ class CompositionJavaTest {
                 if (ctx.getAttempt() == 1) throw new IllegalStateException("flaky " + item);
                 ctx.set(p.log, List.of(item + "@" + ctx.getAttempt()));
             }, MapOptions.collectErrors(p.errors)
-                .withRetry(RetryPolicy.fixed(2, Duration.ZERO))
+                .withRetry(Retry.fixed(2, Duration.ZERO))
                 .withTimeout(Duration.ofMillis(200))
                 .withDescription("fetches"))
             .start("fetch")
@@ -281,7 +282,7 @@ class CompositionJavaTest {
             .subgraph("review", child, m -> m.input(p.question, c.q).output(c.answer, p.answer))
             .start("review")
             .build();
-        RunSettings settings = RunSettings.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build();
+        JavaRunOptions settings = JavaRunOptions.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build();
         TrellisRunner runner = Trellis.runner(graph, settings);
 
         RunResult paused = runner.invokeAsync(Map.of("question", "q")).get(10, TimeUnit.SECONDS);
@@ -336,8 +337,8 @@ class CompositionJavaTest {
         assertEquals(collecting, MapOptions.collectErrors(p.errors).withMaxConcurrency(4));
         assertEquals(collecting.hashCode(), MapOptions.collectErrors(p.errors).withMaxConcurrency(4).hashCode());
         assertEquals(Integer.MAX_VALUE, MapOptions.DEFAULT.getMaxConcurrency());
-        MapOptions full = MapOptions.DEFAULT.withRetry(RetryPolicy.NONE).withTimeout(Duration.ofSeconds(1)).withDescription("d");
-        assertEquals(RetryPolicy.NONE, full.getRetry().orElseThrow());
+        MapOptions full = MapOptions.DEFAULT.withRetry(Retry.NONE).withTimeout(Duration.ofSeconds(1)).withDescription("d");
+        assertEquals(Retry.NONE, full.getRetry().orElseThrow());
         assertEquals(Duration.ofSeconds(1), full.getTimeout().orElseThrow());
         assertEquals("d", full.getDescription().orElseThrow());
         assertTrue(MapOptions.DEFAULT.getRetry().isEmpty());
@@ -387,7 +388,7 @@ class CompositionJavaTest {
                 .output((ctx, child) -> ctx.set(p.findings, List.of(child.get(r.answer)))),
                 MapOptions.maxConcurrency(4))
             .blockingMap("fetch", p.questions, (ctx, q) -> ctx.set(p.pages, List.of(http.get(q))),
-                MapOptions.collectErrors(p.errors).withRetry(RetryPolicy.fixed(3, Duration.ofMillis(100))))
+                MapOptions.collectErrors(p.errors).withRetry(Retry.fixed(3, Duration.ofMillis(100))))
             .start("main")
             .edge("main", "each")
             .edge("each", "fetch")

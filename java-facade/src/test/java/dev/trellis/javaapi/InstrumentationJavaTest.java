@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.reactivestreams.FlowAdapters;
 
-/** {@code RunSettings.instrumentation}: every run a runner starts, resumes or streams goes through it, with any store. */
+/** {@code JavaRunOptions.instrumentation}: every run a runner starts, resumes or streams goes through it, with any store. */
 class InstrumentationJavaTest {
     private final Fixtures.Schema s = new Fixtures.Schema();
 
@@ -79,7 +79,7 @@ class InstrumentationJavaTest {
     void everyKindOfCallGoesThroughTheInstrumentationWithASqliteStore() throws Exception {
         Recording recording = new Recording();
         try (SqliteCheckpointStore store = new SqliteCheckpointStore(dir.resolve("runs.db"))) {
-            RunSettings settings = RunSettings.builder()
+            JavaRunOptions settings = JavaRunOptions.builder()
                 .checkpointing(new Checkpointing(store))
                 .instrumentation(recording)
                 .build();
@@ -116,6 +116,6 @@ class InstrumentationJavaTest {
 
     @Test
     void withoutInstrumentationNothingIsCalled() {
-        assertTrue(RunSettings.DEFAULT.getInstrumentation().isEmpty());
+        assertTrue(JavaRunOptions.DEFAULT.getInstrumentation().isEmpty());
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.trellis.graph.Graph;
+import dev.trellis.graph.Retry;
 import dev.trellis.graph.NodeWrites;
 import dev.trellis.runtime.GraphRunException;
 import dev.trellis.runtime.RunResult;
@@ -18,11 +19,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Java interceptors: {@code Interceptor}, installed per run, per graph and per node (docs/semantics.md §13). */
+/** Java interceptors: {@code JavaNodeInterceptor}, installed per run, per graph and per node (docs/semantics.md §13). */
 class InterceptorsTest {
     private final Fixtures.Schema s = new Fixtures.Schema();
 
-    private static Interceptor tracing(String name, List<String> trace) {
+    private static JavaNodeInterceptor tracing(String name, List<String> trace) {
         return chain -> {
             trace.add(name + ">" + chain.getNodeId());
             NodeWrites writes = chain.proceed();
@@ -41,7 +42,7 @@ class InterceptorsTest {
             .intercept(tracing("graph2", trace))
             .start("a")
             .build();
-        RunSettings settings = RunSettings.builder().intercept(tracing("run", trace)).build();
+        JavaRunOptions settings = JavaRunOptions.builder().intercept(tracing("run", trace)).build();
         Trellis.runner(graph, settings).invoke(Map.of("question", "q"));
         assertEquals(List.of("run>a", "graph1>a", "graph2>a", "node>a", "body", "<node", "<graph2", "<graph1", "<run"), trace);
     }
@@ -49,9 +50,9 @@ class InterceptorsTest {
     @Test
     void anInterceptorThatWrapsMapTasksSeesEachTaskAttempt() throws Exception {
         List<String> seen = Collections.synchronizedList(new ArrayList<>());
-        Interceptor perTask = new Interceptor() {
+        JavaNodeInterceptor perTask = new JavaNodeInterceptor() {
             @Override
-            public NodeWrites intercept(Interceptor.Chain chain) throws Exception {
+            public NodeWrites intercept(JavaNodeInterceptor.Chain chain) throws Exception {
                 seen.add(chain.getPath() + " " + chain.getTask() + " " + chain.getAttempt());
                 NodeWrites writes = chain.proceed();
                 return chain.getTask() < 0 ? writes : writes.map(s.log, l -> List.of(l.get(0).toUpperCase()));
@@ -82,7 +83,7 @@ class InterceptorsTest {
             .blockingNode("a", ctx -> {
                 ctx.set(s.count, 41);
                 if (ctx.getAttempt() == 1) throw new IOException("flaky");
-            }, NodeOptions.retry(RetryPolicy.fixed(2, Duration.ofMillis(1))))
+            }, NodeOptions.retry(Retry.fixed(2, Duration.ofMillis(1))))
             .intercept(chain -> {
                 seen.add(chain.getNodeId() + " attempt " + chain.getAttempt() + " #" + chain.getExecutionCount()
                     + " " + chain.getState().get(s.question));

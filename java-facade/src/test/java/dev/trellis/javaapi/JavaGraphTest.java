@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.trellis.graph.Edge;
 import dev.trellis.graph.Graph;
+import dev.trellis.graph.Retry;
 import dev.trellis.graph.GraphValidationException;
 import dev.trellis.graph.Reducer;
 import dev.trellis.graph.StateKey;
@@ -44,14 +45,14 @@ class JavaGraphTest {
     void buildsTheSameImmutableGraphModelAsTheKotlinDsl() {
         Graph graph = JavaGraph.builder("shape", s.schema)
             .node("a", ctx -> {}, NodeOptions.description("first").withTimeout(Duration.ofSeconds(5)))
-            .asyncNode("b", ctx -> CompletableFuture.completedFuture(null), NodeOptions.retry(RetryPolicy.fixed(2, Duration.ofMillis(10))))
+            .asyncNode("b", ctx -> CompletableFuture.completedFuture(null), NodeOptions.retry(Retry.fixed(2, Duration.ofMillis(10))))
             .node("c", ctx -> {})
             .start("a")
             .edge("a", "b")
             .edge("a", "c", state -> true)
             .route("b", List.of("c", Graph.END), state -> "c")
             .maxNodeExecutions(7).executionTimeout(Duration.ofMinutes(1)).maxConcurrency(3).failFast(true)
-            .defaultNodeTimeout(Duration.ofSeconds(9)).defaultRetry(RetryPolicy.exponential(2, Duration.ofMillis(1)))
+            .defaultNodeTimeout(Duration.ofSeconds(9)).defaultRetry(Retry.exponential(2, Duration.ofMillis(1)))
             .build();
         assertEquals("shape", graph.getId());
         assertSame(s.schema, graph.getSchema());
@@ -171,7 +172,7 @@ class JavaGraphTest {
                 attempts.add(ctx.getAttempt());
                 ctx.set(s.log, List.of("attempt " + ctx.getAttempt()));
                 if (calls.incrementAndGet() < 3) throw new java.io.IOException("flaky " + calls.get());
-            }, NodeOptions.retry(RetryPolicy.exponential(3, Duration.ofMillis(5)).retryOn(e -> e instanceof java.io.IOException)))
+            }, NodeOptions.retry(Retry.exponential(3, Duration.ofMillis(5)).retryOn(e -> e instanceof java.io.IOException)))
             .start("flaky")
             .build();
         List<RunEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -189,7 +190,7 @@ class JavaGraphTest {
         Graph graph = JavaGraph.builder("picky", s.schema)
             .node("n", ctx -> {
                 throw fatal;
-            }, NodeOptions.retry(RetryPolicy.fixed(5, Duration.ofMillis(1)).retryOn(e -> e instanceof java.io.IOException)))
+            }, NodeOptions.retry(Retry.fixed(5, Duration.ofMillis(1)).retryOn(e -> e instanceof java.io.IOException)))
             .start("n")
             .build();
         GraphRunException e = assertThrows(GraphRunException.class, () -> Trellis.runner(graph).invoke(INPUT));
@@ -244,7 +245,7 @@ class JavaGraphTest {
             .blockingNode("failer", ctx -> { Fixtures.await(sleeping, "sleeper"); throw new IllegalStateException("fail"); })
             .start("split").edge("split", "sleeper").edge("split", "failer")
             .failFast(true)
-            .defaultRetry(RetryPolicy.NONE)
+            .defaultRetry(Retry.NONE)
             .build();
         GraphRunException e = assertThrows(GraphRunException.class, () -> Trellis.runner(graph).invoke(INPUT, Duration.ofSeconds(30)));
         assertEquals(Status.CANCELLED, e.getResult().node("sleeper").getStatus());
@@ -264,7 +265,7 @@ class JavaGraphTest {
             })
             .start("look")
             .build();
-        RunResult result = Trellis.runner(graph, RunSettings.builder().runId("run-7").build()).invoke(INPUT);
+        RunResult result = Trellis.runner(graph, JavaRunOptions.builder().runId("run-7").build()).invoke(INPUT);
         assertEquals("run-7|look|1|1|q|[mine]|[]|5", seen.get());
         assertEquals("run-7", result.getRunId());
     }
@@ -351,16 +352,18 @@ class JavaGraphTest {
 
     @Test
     void retryPoliciesAndNodeOptionsAreValues() {
-        RetryPolicy policy = RetryPolicy.exponential(4, Duration.ofMillis(100), 3.0, Duration.ofSeconds(2)).withJitter(0.5);
+        Retry policy = Retry.exponential(4, Duration.ofMillis(100), 3.0, Duration.ofSeconds(2)).withJitter(0.5);
         assertEquals(4, policy.getMaxAttempts());
         assertEquals(Duration.ofMillis(100), policy.getInitialDelay());
         assertEquals(Duration.ofSeconds(2), policy.getMaxDelay());
         assertEquals(Duration.ofSeconds(1), policy.withMaxDelay(Duration.ofSeconds(1)).getMaxDelay());
-        assertEquals(0.5, policy.toRetry().getJitter());
-        assertEquals(dev.trellis.graph.Retry.Backoff.LINEAR,
-            RetryPolicy.linear(3, Duration.ofMillis(10), Duration.ofSeconds(1)).toRetry().getBackoff());
-        assertSame(dev.trellis.graph.Retry.NONE, RetryPolicy.NONE.toRetry());
-        assertEquals(RetryPolicy.of(dev.trellis.graph.Retry.NONE), RetryPolicy.NONE);
+        assertEquals(0.5, policy.getJitter());
+        assertEquals(Retry.Backoff.LINEAR, Retry.linear(3, Duration.ofMillis(10), Duration.ofSeconds(1)).getBackoff());
+        Retry fixed = Retry.fixed(2, Duration.ofMillis(10)).retryOn(e -> e instanceof java.io.IOException);
+        assertEquals(Duration.ofMillis(10), fixed.getMaxDelay());
+        assertTrue(fixed.shouldRetry(new java.io.IOException("down"), 1));
+        assertFalse(fixed.shouldRetry(new IllegalStateException("bug"), 1));
+        assertEquals(1, Retry.NONE.getMaxAttempts());
 
         NodeOptions options = NodeOptions.timeout(Duration.ofSeconds(1)).withRetry(policy).withDescription("d");
         assertEquals(Optional.of(Duration.ofSeconds(1)), options.getTimeout());

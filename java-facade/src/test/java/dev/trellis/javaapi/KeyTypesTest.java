@@ -98,7 +98,7 @@ class KeyTypesTest {
             .node("draw", ctx -> ctx.set(drawing, new Drawing("sun", new Circle(3))))
             .start("draw")
             .build();
-        RunSettings checkpointed = RunSettings.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build();
+        JavaRunOptions checkpointed = JavaRunOptions.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build();
         GraphRunException e = assertThrows(GraphRunException.class, () -> Trellis.runner(graph, checkpointed).invoke(Map.of()));
         assertEquals(Status.FAILED, e.getResult().node("draw").getStatus());
         IllegalStateException cause = assertInstanceOf(IllegalStateException.class, e.getCause());

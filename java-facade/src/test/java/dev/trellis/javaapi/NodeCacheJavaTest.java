@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The node result cache from Java: {@code NodeOptions.cache}, {@code RunSettings.Builder.cache} (docs/semantics.md §13.5). */
+/** The node result cache from Java: {@code NodeOptions.cache}, {@code JavaRunOptions.Builder.cache} (docs/semantics.md §13.5). */
 class NodeCacheJavaTest {
     private final Fixtures.Schema s = new Fixtures.Schema();
     private final AtomicInteger bodies = new AtomicInteger();
@@ -42,7 +42,7 @@ class NodeCacheJavaTest {
     void aHitSkipsTheActionAndExpiresByTheRunsClock() throws Exception {
         TestClock clock = new TestClock();
         InMemoryNodeCache cache = new InMemoryNodeCache();
-        TrellisRunner runner = Trellis.runner(graph(), RunSettings.builder().cache(cache).clock(clock).build());
+        TrellisRunner runner = Trellis.runner(graph(), JavaRunOptions.builder().cache(cache).clock(clock).build());
 
         assertEquals(5, runner.invoke(Map.of("question", "hello")).getState().get(s.count));
         List<RunEvent> events = Collections.synchronizedList(new ArrayList<>());
@@ -69,10 +69,10 @@ class NodeCacheJavaTest {
     void entriesInSqliteOutliveTheCacheObject() throws Exception {
         Path file = Files.createTempDirectory("trellis-java-cache").resolve("trellis.db");
         try (SqliteNodeCache first = new SqliteNodeCache(file)) {
-            Trellis.runner(graph(), RunSettings.builder().cache(first).build()).invoke(Map.of("question", "abc"));
+            Trellis.runner(graph(), JavaRunOptions.builder().cache(first).build()).invoke(Map.of("question", "abc"));
         }
         try (SqliteNodeCache reopened = new SqliteNodeCache(file)) {
-            RunResult result = Trellis.runner(graph(), RunSettings.builder().cache(reopened).build())
+            RunResult result = Trellis.runner(graph(), JavaRunOptions.builder().cache(reopened).build())
                 .invoke(Map.of("question", "abc"));
             assertEquals(3, result.getState().get(s.count));
         }
@@ -84,6 +84,6 @@ class NodeCacheJavaTest {
         TrellisRunner runner = Trellis.runner(graph());
         IllegalArgumentException e =
             assertThrows(IllegalArgumentException.class, () -> runner.invoke(Map.of("question", "q")));
-        assertTrue(e.getMessage().contains("RunSettings.builder().cache(...)"), e.getMessage());
+        assertTrue(e.getMessage().contains("JavaRunOptions.builder().cache(...)"), e.getMessage());
     }
 }

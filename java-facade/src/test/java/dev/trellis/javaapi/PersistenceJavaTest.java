@@ -44,8 +44,8 @@ class PersistenceJavaTest {
         return future.get(Fixtures.WAIT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private RunSettings settings(dev.trellis.checkpoint.CheckpointStore store) {
-        return RunSettings.builder().checkpointing(new Checkpointing(store)).build();
+    private JavaRunOptions settings(dev.trellis.checkpoint.CheckpointStore store) {
+        return JavaRunOptions.builder().checkpointing(new Checkpointing(store)).build();
     }
 
     /** draft -> approve (asks a human; "boom" fails it, "wait" blocks it) */
@@ -179,7 +179,7 @@ class PersistenceJavaTest {
     @Test
     void aDrainedRunResumesWithoutRunningCompletedNodesAgain() throws Exception {
         RunControl control = new RunControl();
-        RunSettings settings = RunSettings.builder().checkpointing(new Checkpointing(store)).control(control).build();
+        JavaRunOptions settings = JavaRunOptions.builder().checkpointing(new Checkpointing(store)).control(control).build();
         TrellisRunner runner = Trellis.runner(twoSteps(), settings);
 
         CompletableFuture<RunResult> run = runner.invokeAsync(Map.of("question", "q"));
@@ -192,7 +192,7 @@ class PersistenceJavaTest {
         assertEquals(List.of(), drained.getState().get(s.log));
 
         // a new process: the same store, no draining control
-        TrellisRunner restarted = runner.withSettings(settings.newBuilder().control(null).build());
+        TrellisRunner restarted = runner.withOptions(settings.newBuilder().control(null).build());
         RunResult done = get(restarted.resumeAsync(drained.getRunId()));
         assertEquals(Status.COMPLETED, done.getStatus());
         assertEquals(List.of("second q 1"), done.getState().get(s.log));
@@ -234,7 +234,7 @@ class PersistenceJavaTest {
     void aSnapshotRoundTripsThroughJson() throws Exception {
         RunControl control = new RunControl();
         TrellisRunner runner = Trellis.runner(
-            twoSteps(), RunSettings.builder().checkpointing(new Checkpointing(store)).control(control).build());
+            twoSteps(), JavaRunOptions.builder().checkpointing(new Checkpointing(store)).control(control).build());
         CompletableFuture<RunResult> run = runner.invokeAsync(Map.of("question", "q"));
         Fixtures.await(started, "first to start");
         control.drain();
@@ -258,7 +258,7 @@ class PersistenceJavaTest {
     void persistenceCallsWithoutAStoreSayHowToSetOne() {
         TrellisRunner runner = Trellis.runner(approval());
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> runner.resumeAsync("r1", "yes"));
-        assertTrue(e.getMessage().contains("RunSettings.builder().checkpointing("), e.getMessage());
+        assertTrue(e.getMessage().contains("JavaRunOptions.builder().checkpointing("), e.getMessage());
         assertThrows(IllegalStateException.class, () -> runner.resumeAsync("r1"));
         assertThrows(IllegalStateException.class, () -> runner.forkAsync("r1", 1));
         assertThrows(IllegalStateException.class, () -> runner.checkpointsAsync("r1"));

@@ -101,7 +101,7 @@ class PublisherCancelResumeTest {
         want.sort(null);
         int events = 0;
         Fixtures.Recorder all = new Fixtures.Recorder();
-        Trellis.runner(graph, RunSettings.builder().checkpointing(new Checkpointing(store)).build())
+        Trellis.runner(graph, JavaRunOptions.builder().checkpointing(new Checkpointing(store)).build())
             .events(Map.of("question", "q")).subscribe(org.reactivestreams.FlowAdapters.toFlowSubscriber(all));
         all.request(Long.MAX_VALUE);
         all.awaitDone();
@@ -110,11 +110,11 @@ class PublisherCancelResumeTest {
             for (int k = 1; k < events; k++) {
                 String runId = "cut-" + round + "-" + k;
                 TrellisRunner runner = Trellis.runner(
-                    graph, RunSettings.builder().runId(runId).checkpointing(new Checkpointing(store)).build());
+                    graph, JavaRunOptions.builder().runId(runId).checkpointing(new Checkpointing(store)).build());
                 cutAfter(runner.events(Map.of("question", "q")), k);
                 awaitReleased(runner, runId);
                 List<CheckpointInfo> saved = get(runner.checkpointsAsync(runId));
-                TrellisRunner resuming = Trellis.runner(graph, RunSettings.builder().checkpointing(new Checkpointing(store)).build());
+                TrellisRunner resuming = Trellis.runner(graph, JavaRunOptions.builder().checkpointing(new Checkpointing(store)).build());
                 List<String> got;
                 if (saved.isEmpty()) {
                     got = new ArrayList<>(get(runner.invokeAsync(Map.of("question", "q"))).getState().get(s.log));

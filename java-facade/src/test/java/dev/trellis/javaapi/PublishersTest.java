@@ -128,7 +128,7 @@ class PublishersTest {
     }
 
     /**
-     * Waits until {@code producer} is parked inside {@code NodeContext.emit} or has emitted all {@code total}
+     * Waits until {@code producer} is parked inside {@code JavaNodeScope.emit} or has emitted all {@code total}
      * payloads. A node's emit sends straight to the run's bounded event buffer, so it parks only when that
      * buffer is full because the subscriber asked for no more: a producer that runs ahead never parks there and
      * emits everything instead. Either way the state is then stable until the test requests more.
@@ -146,7 +146,7 @@ class PublishersTest {
     private static boolean parkedInEmit(StackTraceElement[] stack) {
         boolean parked = Arrays.stream(stack).anyMatch(f -> f.getClassName().equals(LockSupport.class.getName()));
         boolean inEmit = Arrays.stream(stack)
-            .anyMatch(f -> f.getClassName().equals(NodeContext.class.getName()) && f.getMethodName().equals("emit"));
+            .anyMatch(f -> f.getClassName().equals(JavaNodeScope.class.getName()) && f.getMethodName().equals("emit"));
         return parked && inEmit;
     }
 

@@ -56,12 +56,12 @@ class RetryJavaTest {
 
     private void retries(dev.trellis.checkpoint.CheckpointStore store) throws Exception {
         TrellisRunner runner = Trellis.runner(
-            pipeline(), RunSettings.builder().runId("job-1").checkpointing(new Checkpointing(store)).build());
+            pipeline(), JavaRunOptions.builder().runId("job-1").checkpointing(new Checkpointing(store)).build());
         ExecutionException failed = assertThrows(ExecutionException.class, () -> get(runner.invokeAsync(Map.of("question", "q"))));
         assertInstanceOf(GraphRunException.class, failed.getCause());
 
         broken.set(false);
-        TrellisRunner retrying = Trellis.runner(pipeline(), RunSettings.builder().checkpointing(new Checkpointing(store)).build());
+        TrellisRunner retrying = Trellis.runner(pipeline(), JavaRunOptions.builder().checkpointing(new Checkpointing(store)).build());
         RunResult result = get(retrying.retryAsync("job-1"));
         assertEquals(Status.COMPLETED, result.getStatus());
         assertEquals(List.of("fetched q", "stored"), result.getState().get(s.log));
@@ -92,10 +92,10 @@ class RetryJavaTest {
     void retryEventsStreamsTheRetriedRun() throws Exception {
         InMemoryCheckpointStore store = new InMemoryCheckpointStore();
         TrellisRunner runner = Trellis.runner(
-            pipeline(), RunSettings.builder().runId("job-2").checkpointing(new Checkpointing(store)).build());
+            pipeline(), JavaRunOptions.builder().runId("job-2").checkpointing(new Checkpointing(store)).build());
         assertThrows(ExecutionException.class, () -> get(runner.invokeAsync(Map.of("question", "q"))));
         broken.set(false);
-        TrellisRunner retrying = Trellis.runner(pipeline(), RunSettings.builder().checkpointing(new Checkpointing(store)).build());
+        TrellisRunner retrying = Trellis.runner(pipeline(), JavaRunOptions.builder().checkpointing(new Checkpointing(store)).build());
         Fixtures.Recorder recorder = new Fixtures.Recorder();
         retrying.retryEvents("job-2").subscribe(FlowAdapters.toFlowSubscriber(recorder));
         recorder.request(Long.MAX_VALUE);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.trellis.graph.Graph;
+import dev.trellis.graph.Retry;
 import dev.trellis.graph.GraphValidationException;
 import dev.trellis.graph.NodeError;
 import dev.trellis.graph.StateKey;
@@ -89,7 +90,7 @@ class RoutesJavaTest {
             .blockingNode("search", ctx -> {
                 attempts.incrementAndGet();
                 throw new IOException("search is down");
-            }, NodeOptions.retry(RetryPolicy.fixed(3, Duration.ofMillis(1))))
+            }, NodeOptions.retry(Retry.fixed(3, Duration.ofMillis(1))))
             .node("fallback", ctx -> {
                 NodeError failure = ctx.get(error);
                 ctx.set(log, List.of("fallback: " + failure.getNode() + " " + failure.getMessage()

@@ -39,7 +39,7 @@ class RunLifecycleTest {
 
     private TrellisRunner runner(String graphId, String runId) {
         return Trellis.runner(approval(graphId),
-            RunSettings.builder().runId(runId).checkpointing(new Checkpointing(store)).build());
+            JavaRunOptions.builder().runId(runId).checkpointing(new Checkpointing(store)).build());
     }
 
     @Test
@@ -95,7 +95,7 @@ class RunLifecycleTest {
     void reusingTheIdOfACompletedRunSaysToForkOrDeleteIt() throws Exception {
         TrellisRunner runner = runner("messages", "order-2");
         get(runner.invokeAsync(Map.of("question", "q")));
-        get(runner.withSettings(runner.getSettings().newBuilder().runId(null).build()).resumeAsync("order-2", "yes"));
+        get(runner.withOptions(runner.getOptions().newBuilder().runId(null).build()).resumeAsync("order-2", "yes"));
 
         ExecutionException e = assertThrows(ExecutionException.class, () -> get(runner.invokeAsync(Map.of("question", "q"))));
         IllegalStateException taken = assertInstanceOf(IllegalStateException.class, e.getCause());
@@ -103,13 +103,13 @@ class RunLifecycleTest {
         assertTrue(message.contains("already ended COMPLETED"), message);
         assertTrue(message.contains("runner.forkAsync(\"order-2\", sequence)"), message);
         assertTrue(message.contains("runner.deleteAsync(\"order-2\")"), message);
-        assertTrue(message.contains("RunSettings.builder().runId(...)"), message);
+        assertTrue(message.contains("JavaRunOptions.builder().runId(...)"), message);
         assertFalse(message.contains("resume it"), message);
         assertFalse(message.contains("graph."), message);
 
         // resuming it names the Java fork too
         ExecutionException resumed = assertThrows(ExecutionException.class,
-            () -> get(runner.withSettings(runner.getSettings().newBuilder().runId(null).build()).resumeAsync("order-2")));
+            () -> get(runner.withOptions(runner.getOptions().newBuilder().runId(null).build()).resumeAsync("order-2")));
         assertTrue(resumed.getCause().getMessage().contains("runner.forkAsync(\"order-2\", sequence)"), resumed.getCause().getMessage());
     }
 
@@ -121,7 +121,7 @@ class RunLifecycleTest {
             .node("legal", ctx -> ctx.set(s.log, List.of(ctx.interrupt("Legal ok?"))))
             .start("split").edge("split", "approve").edge("split", "legal")
             .build();
-        TrellisRunner runner = Trellis.runner(twoQuestions, RunSettings.builder().checkpointing(new Checkpointing(store)).build());
+        TrellisRunner runner = Trellis.runner(twoQuestions, JavaRunOptions.builder().checkpointing(new Checkpointing(store)).build());
         RunResult paused = get(runner.invokeAsync(Map.of("question", "q")));
         assertEquals(2, paused.getInterrupts().size());
 
@@ -129,9 +129,9 @@ class RunLifecycleTest {
         assertTrue(ambiguous.getCause().getMessage().contains("runner.resumeAsync(\"" + paused.getRunId() + "\", Map.of("),
             ambiguous.getCause().getMessage());
 
-        TrellisRunner pinned = runner.withSettings(runner.getSettings().newBuilder().runId("elsewhere").build());
+        TrellisRunner pinned = runner.withOptions(runner.getOptions().newBuilder().runId("elsewhere").build());
         ExecutionException wrongId = assertThrows(ExecutionException.class, () -> get(pinned.resumeAsync(paused.getRunId())));
-        assertTrue(wrongId.getCause().getMessage().contains("leave RunSettings.builder().runId(...) unset"), wrongId.getCause().getMessage());
+        assertTrue(wrongId.getCause().getMessage().contains("leave JavaRunOptions.builder().runId(...) unset"), wrongId.getCause().getMessage());
 
         RunResult done = get(runner.resumeAsync(paused.getRunId(), Map.of("approve", "yes", "legal", "ok")));
         assertEquals(Status.COMPLETED, done.getStatus());
@@ -142,7 +142,7 @@ class RunLifecycleTest {
         assertEquals(InMemoryCheckpointStore.DEFAULT_MAX_RUNS, new InMemoryCheckpointStore().getMaxRuns());
         InMemoryCheckpointStore small = new InMemoryCheckpointStore(2);
         TrellisRunner runner = Trellis.runner(approval("bounded"),
-            RunSettings.builder().checkpointing(new Checkpointing(small)).build());
+            JavaRunOptions.builder().checkpointing(new Checkpointing(small)).build());
         RunResult first = get(runner.invokeAsync(Map.of("question", "q")));
         get(runner.resumeAsync(first.getRunId(), "yes"));          // ended: dropped first
         RunResult second = get(runner.invokeAsync(Map.of("question", "q")));

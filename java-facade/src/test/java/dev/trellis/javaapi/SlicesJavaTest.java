@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.trellis.graph.Graph;
+import dev.trellis.graph.Retry;
 import dev.trellis.graph.GraphReport;
 import dev.trellis.graph.GraphValidationException;
 import dev.trellis.graph.SliceViolationException;
@@ -50,7 +51,7 @@ class SlicesJavaTest {
             assertEquals(Status.FAILED, e.getResult().node("leak").getStatus());
         }
         Graph writer = JavaGraph.builder("write", s.schema)
-            .node("w", ctx -> ctx.set(s.count, 1), NodeOptions.writes(s.log).withRetry(RetryPolicy.fixed(3, java.time.Duration.ofMillis(1))))
+            .node("w", ctx -> ctx.set(s.count, 1), NodeOptions.writes(s.log).withRetry(Retry.fixed(3, java.time.Duration.ofMillis(1))))
             .start("w")
             .build();
         GraphRunException e = assertThrows(GraphRunException.class, () -> Trellis.runner(writer).invoke(Map.of("question", "q")));

@@ -49,8 +49,8 @@ final class TckRuns {
     private static final InMemoryCheckpointStore STORE = new InMemoryCheckpointStore();
 
     /** Settings that save checkpoints of run [runId] (when the run ends) in a store shared by the TCK's runs. */
-    static RunSettings checkpointed(String runId) {
-        return RunSettings.builder().runId(runId).checkpointing(new Checkpointing(STORE, Checkpointing.Mode.ON_EXIT)).build();
+    static JavaRunOptions checkpointed(String runId) {
+        return JavaRunOptions.builder().runId(runId).checkpointing(new Checkpointing(STORE, Checkpointing.Mode.ON_EXIT)).build();
     }
 
     /**

@@ -242,7 +242,7 @@ class TrellisRunnerTest {
     @Test
     void startPassesEveryEventInOrderAndCompletesTheResult() throws Exception {
         List<RunEvent> events = new CopyOnWriteArrayList<>();
-        TrellisRun run = Trellis.runner(greeter()).start(Map.of("question", "callbacks"), events::add);
+        JavaRunHandle run = Trellis.runner(greeter()).start(Map.of("question", "callbacks"), events::add);
         RunResult result = run.result().get();
         assertTrue(run.isDone());
         assertEquals(run.getRunId(), result.getRunId());
@@ -257,7 +257,7 @@ class TrellisRunnerTest {
     void startWithAStateAndAFailingRunCompletesTheResultWithStatusFailed() throws Exception {
         IllegalStateException boom = new IllegalStateException("boom");
         List<RunEvent> events = new CopyOnWriteArrayList<>();
-        TrellisRun run = Trellis.runner(failing(boom)).start(s.schema.stateOf(Map.of("question", "q")), events::add);
+        JavaRunHandle run = Trellis.runner(failing(boom)).start(s.schema.stateOf(Map.of("question", "q")), events::add);
         RunResult result = run.result().get();
         assertEquals(Status.FAILED, result.getStatus());
         assertSame(boom, result.getError());
@@ -267,7 +267,7 @@ class TrellisRunnerTest {
     @Test
     void cancellingAStartedRunInterruptsItsNodesAndEndsItCancelled() throws Exception {
         AtomicReference<RunEvent> last = new AtomicReference<>();
-        TrellisRun run = Trellis.runner(blocker()).start(Map.of("question", "q"), last::set);
+        JavaRunHandle run = Trellis.runner(blocker()).start(Map.of("question", "q"), last::set);
         Fixtures.await(started, "the node to start");
         run.cancel();
         Fixtures.await(interrupted, "the node to be interrupted");
@@ -279,7 +279,7 @@ class TrellisRunnerTest {
 
     @Test
     void cancellingTheResultFutureCancelsTheRun() throws Exception {
-        TrellisRun run = Trellis.runner(blocker()).start(Map.of("question", "q"), event -> {});
+        JavaRunHandle run = Trellis.runner(blocker()).start(Map.of("question", "q"), event -> {});
         Fixtures.await(started, "the node to start");
         run.result().cancel(true);
         Fixtures.await(interrupted, "the node to be interrupted");
@@ -288,7 +288,7 @@ class TrellisRunnerTest {
     @Test
     void aThrowingConsumerCancelsTheRunAndFailsTheResult() throws Exception {
         IllegalStateException consumerError = new IllegalStateException("consumer");
-        TrellisRun run = Trellis.runner(blocker()).start(Map.of("question", "q"), event -> {
+        JavaRunHandle run = Trellis.runner(blocker()).start(Map.of("question", "q"), event -> {
             if (event instanceof RunEvent.NodeStarted) {
                 try {
                     Fixtures.await(started, "the node to start");

@@ -67,7 +67,7 @@ class WithoutJacksonTest {
             .edge("write", "ask")
             .build();
         TrellisRunner runner = Trellis.runner(graph,
-            RunSettings.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build());
+            JavaRunOptions.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build());
 
         RunResult paused = runner.invoke(Map.of("text", "in"));
         assertEquals(Status.INTERRUPTED, paused.getStatus());

@@ -8,7 +8,7 @@ import dev.trellis.javaapi.AsyncAgentScope;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
 import dev.trellis.javaapi.NodeOptions;
-import dev.trellis.javaapi.RetryPolicy;
+import dev.trellis.graph.Retry;
 import dev.trellis.javaapi.Trellis;
 import dev.trellis.javaapi.TrellisRunner;
 import dev.trellis.runtime.RunEvent;
@@ -110,7 +110,7 @@ public final class JavaFacadeSample {
             .blockingNode("search-news", ctx -> {
                 if (ctx.getAttempt() == 1) throw new IllegalStateException("news service unavailable");  // retried
                 ctx.set(FINDINGS, List.of("news: " + ctx.get(TOPIC_KEY)));
-            }, NodeOptions.retry(RetryPolicy.fixed(2, Duration.ofMillis(20))))
+            }, NodeOptions.retry(Retry.fixed(2, Duration.ofMillis(20))))
             .blockingNode("search-papers", ctx -> ctx.set(FINDINGS, List.of("papers: " + ctx.get(TOPIC_KEY))))
             .node("join", ctx -> ctx.set(DRAFT, ctx.get(FINDINGS).size() + " findings"))
             .node("revise", ctx -> {

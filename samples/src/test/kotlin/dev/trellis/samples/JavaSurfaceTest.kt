@@ -30,84 +30,11 @@ class JavaSurfaceTest {
     )
 
     /**
-     * Problems found when this test was written that are not fixed yet, exactly as the test reports them: the list of
-     * what is left to do (issue 30). The test fails when one of them is gone, so that it is taken off this list.
+     * Problems known and not fixed yet, exactly as the test reports them, by reason: none are left (issue 30). A
+     * problem may be listed here only with a reason; the test fails when a listed one is gone, so that it leaves the
+     * list.
      */
-    private val knownProblems: Map<String, List<String>> = mapOf(
-        // The Kotlin DSL's functions taking `kotlin.time.Duration` (a value class): Kotlin-only, Java builds graphs
-        // with JavaGraph, NodeOptions and RetryPolicy. To hide with @JvmSynthetic (@get:JvmSynthetic on properties).
-        "Kotlin-only, to hide with @JvmSynthetic" to listOf(
-            "dev/trellis/runtime/Budget.getMaxWallTime-FghU774: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/runtime/Budget.withMaxWallTime-LRDsOJo: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/runtime/agent/AgentNodeKt.agentNode-ujR_GnE: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/CachePolicy.getTtl-FghU774: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/GraphBuilder.map-tL6_L-A: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/GraphBuilder.map-xEWcMm4: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/GraphBuilder.node-HOf25JM: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/GraphBuilder.subgraph-mY9Nd3A: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/GraphConfig.getDefaultNodeTimeout-FghU774: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/GraphConfig.getExecutionTimeout-FghU774: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/GraphConfigBuilder.getDefaultNodeTimeout-FghU774: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/GraphConfigBuilder.getExecutionTimeout-FghU774: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/GraphConfigBuilder.setDefaultNodeTimeout-BwNAW2A: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/GraphConfigBuilder.setExecutionTimeout-BwNAW2A: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/Node.getTimeout-FghU774: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/Retry.delayBefore-3nIYWDw: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/Retry.exponential-i3evvOE: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/Retry.fixed-HG0u8IE: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/Retry.getInitialDelay-UwyO8pc: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/Retry.getMaxDelay-UwyO8pc: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/Retry.linear-5qebJ5I: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/Retry.withMaxDelay-LRDsOJo: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/Retry\$Companion.exponential-i3evvOE: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/Retry\$Companion.fixed-HG0u8IE: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/graph/Retry\$Companion.linear-5qebJ5I: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/langchain4j/ChatNodeKt.chatNode-1wIb-0I: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/langchain4j/ChatNodeKt.streamingChatNode-1wIb-0I: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/langchain4j/ChatNodeKt.structuredChatNode-xEWcMm4: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/langchain4j/RouterNodeKt.routerNode-xEWcMm4: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/langchain4j/SynthesizerKt.synthesizerNode-tL6_L-A: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/langchain4j/ToolNodesKt.toolCallingChatNode-BAHpl2s: mangled name (@JvmSynthetic or @JvmName)",
-            "dev/trellis/langchain4j/ToolNodesKt.toolNode-OobDqkE: mangled name (@JvmSynthetic or @JvmName)",
-        ),
-        // Functions and constructors with default arguments: @JvmOverloads, or @JvmSynthetic where Kotlin-only.
-        "default arguments, to give @JvmOverloads" to listOf(
-            "dev/trellis/runtime/CheckpointFormatException.<init>: default arguments without @JvmOverloads",
-            "dev/trellis/runtime/Persistence.resumeEvents: default arguments without @JvmOverloads",
-            "dev/trellis/runtime/Runs.events: default arguments without @JvmOverloads",
-            "dev/trellis/runtime/Runs.start: default arguments without @JvmOverloads",
-            "dev/trellis/graph/GraphBuilder.onFailure: default arguments without @JvmOverloads",
-            "dev/trellis/graph/GraphConfigBuilder.defaultOnFailure: default arguments without @JvmOverloads",
-            "dev/trellis/checkpoint/CheckpointStoreException.<init>: default arguments without @JvmOverloads",
-            "dev/trellis/checkpoint/CheckpointStoreUnavailableException.<init>: default arguments without @JvmOverloads",
-            "dev/trellis/checkpoint/UnreadableCheckpointException.<init>: default arguments without @JvmOverloads",
-            "dev/trellis/langchain4j/MemoryKt.threadAgent: default arguments without @JvmOverloads",
-            "dev/trellis/langchain4j/ReactAgentKt.reactAgent: default arguments without @JvmOverloads",
-            "dev/trellis/langchain4j/ReactAgentKt.reactAgent: default arguments without @JvmOverloads",
-            "dev/trellis/langchain4j/SupervisorKt.supervisor: default arguments without @JvmOverloads",
-            "dev/trellis/langchain4j/VotingKt.voting: default arguments without @JvmOverloads",
-            "dev/trellis/opentelemetry/TrellisTelemetry.events: default arguments without @JvmOverloads",
-            "dev/trellis/opentelemetry/TrellisTelemetry.resumeEvents: default arguments without @JvmOverloads",
-        ),
-        // Data classes in public API (against the house style): their `copy` and their serializers' companions.
-        "data classes, to become plain classes" to listOf(
-            "dev/trellis/graph/NodeError.copy: default arguments without @JvmOverloads",
-            "dev/trellis/graph/NodeError: Java reaches [serializer] through Companion (@JvmStatic, @JvmField or const)",
-            "dev/trellis/graph/TaskError.copy: default arguments without @JvmOverloads",
-            "dev/trellis/graph/TaskError: Java reaches [serializer] through Companion (@JvmStatic, @JvmField or const)",
-            "dev/trellis/langchain4j/Message: Java reaches [serializer] through Companion (@JvmStatic, @JvmField or const)",
-            "dev/trellis/langchain4j/Message\$Ai.copy: default arguments without @JvmOverloads",
-            "dev/trellis/langchain4j/Message\$Ai: Java reaches [serializer] through Companion (@JvmStatic, @JvmField or const)",
-            "dev/trellis/langchain4j/Message\$System.copy: default arguments without @JvmOverloads",
-            "dev/trellis/langchain4j/Message\$System: Java reaches [serializer] through Companion (@JvmStatic, @JvmField or const)",
-            "dev/trellis/langchain4j/Message\$ToolResult.copy: default arguments without @JvmOverloads",
-            "dev/trellis/langchain4j/Message\$ToolResult: Java reaches [serializer] through Companion (@JvmStatic, @JvmField or const)",
-            "dev/trellis/langchain4j/Message\$User.copy: default arguments without @JvmOverloads",
-            "dev/trellis/langchain4j/Message\$User: Java reaches [serializer] through Companion (@JvmStatic, @JvmField or const)",
-            "dev/trellis/langchain4j/ToolCall.copy: default arguments without @JvmOverloads",
-            "dev/trellis/langchain4j/ToolCall: Java reaches [serializer] through Companion (@JvmStatic, @JvmField or const)",
-        ),
-    )
+    private val knownProblems: Map<String, List<String>> = emptyMap()
 
     private val module = Path.of("").toAbsolutePath()
 
@@ -115,7 +42,7 @@ class JavaSurfaceTest {
      * Library modules that arrived after this scan was written and are not scanned yet: their surfaces are still to be
      * made Java-clean (the Java release work); each leaves this set once it is on the test classpath and clean.
      */
-    private val notYetScanned = setOf("functional", "graph-spec", "trellis-test")
+    private val notYetScanned = setOf("functional")
 
     /** The library modules: those with a checked-in API dump. */
     private val libraries: Set<String> = module.parent.toFile().listFiles().orEmpty()

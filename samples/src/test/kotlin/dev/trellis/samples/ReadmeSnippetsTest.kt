@@ -12,13 +12,13 @@ import java.nio.file.Files
 import java.nio.file.Path
 import dev.trellis.samples.readme.budgets.main as budgetsMain
 import dev.trellis.samples.readme.caching.main as cachingMain
+import dev.trellis.samples.readme.compensation.main as compensationMain
 import dev.trellis.samples.readme.composition.main as compositionMain
 import dev.trellis.samples.readme.durable.main as durableMain
 import dev.trellis.samples.readme.fallback.main as fallbackMain
 import dev.trellis.samples.readme.policies.main as policiesMain
 import dev.trellis.samples.readme.quickstart.main as quickstartMain
 import dev.trellis.samples.readme.routing.main as routingMain
-import dev.trellis.samples.readme.saga.main as sagaMain
 
 /**
  * The README's Kotlin and Java blocks are complete files: each is one of the `readme` sources of these tests,
@@ -71,7 +71,7 @@ class ReadmeSnippetsTest {
             snippet("kotlin/dev/trellis/samples/readme/fallback/Fallback.kt"),
             snippet("kotlin/dev/trellis/samples/readme/caching/Caching.kt"),
             snippet("kotlin/dev/trellis/samples/readme/budgets/Budgets.kt"),
-            snippet("kotlin/dev/trellis/samples/readme/saga/Saga.kt"),
+            snippet("kotlin/dev/trellis/samples/readme/compensation/Compensation.kt"),
         )
         blocks("java") shouldContainExactly listOf(snippet("java/dev/trellis/samples/readme/JavaQuickstart.java"))
     }
@@ -141,8 +141,8 @@ class ReadmeSnippetsTest {
     }
 
     @Test
-    fun `the saga example undoes the booking when the payment fails`() {
-        printed { sagaMain() } shouldContainExactly listOf(
+    fun `the compensation example undoes the booking when the payment fails`() {
+        printed { compensationMain() } shouldContainExactly listOf(
             "cancel hotel-42",
             "card declined: [CompensationResult(book#1, COMPLETED)]",
         )

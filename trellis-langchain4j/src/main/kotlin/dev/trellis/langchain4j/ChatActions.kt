@@ -12,8 +12,8 @@ import dev.langchain4j.model.chat.response.StreamingChatResponseHandler
 import dev.langchain4j.model.chat.response.StreamingHandle
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
+import dev.trellis.javaapi.JavaNodeScope
 import dev.trellis.javaapi.NodeAction
-import dev.trellis.javaapi.NodeContext
 import dev.trellis.runtime.agent.AgentEvent
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.ExecutionException
@@ -97,7 +97,7 @@ public object ChatActions {
 
     private fun streamBlocking(
         model: StreamingChatModel,
-        context: NodeContext,
+        context: JavaNodeScope,
         messages: List<ChatMessage>,
     ): ChatResponse {
         val done = CompletableFuture<ChatResponse>()

@@ -31,6 +31,7 @@ import kotlin.time.Duration
  * }
  * ```
  */
+@JvmSynthetic
 public fun GraphBuilder.chatNode(
     id: String,
     model: ChatModel,
@@ -62,6 +63,7 @@ public fun GraphBuilder.chatNode(
  * }
  * ```
  */
+@JvmSynthetic
 public fun <T> GraphBuilder.structuredChatNode(
     id: String,
     model: ChatModel,
@@ -94,6 +96,7 @@ public fun <T> GraphBuilder.structuredChatNode(
  * }
  * ```
  */
+@JvmSynthetic
 public fun GraphBuilder.streamingChatNode(
     id: String,
     model: StreamingChatModel,

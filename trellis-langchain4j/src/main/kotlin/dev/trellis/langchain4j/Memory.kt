@@ -80,6 +80,7 @@ public object ThreadState : StateSchema("thread-agent") {
  * chat.invoke(stateOf(ThreadState.threadId to "ann", ThreadState.messages to listOf(Message.User("Hi, I'm Ann"))))
  * ```
  */
+@JvmSynthetic
 public fun threadAgent(
     agent: Graph,
     memory: ConversationMemory,

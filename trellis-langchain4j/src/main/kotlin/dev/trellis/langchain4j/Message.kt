@@ -6,12 +6,12 @@ import dev.langchain4j.data.message.ChatMessage
 import dev.langchain4j.data.message.SystemMessage
 import dev.langchain4j.data.message.ToolExecutionResultMessage
 import dev.langchain4j.data.message.UserMessage
-import kotlinx.serialization.SerialName
-import kotlinx.serialization.Serializable
+import kotlinx.serialization.KSerializer
 
 /**
- * A chat message as the state and its checkpoints keep it: a small serializable value (kotlinx.serialization, never
- * Java serialization) that converts to and from LangChain4j's [ChatMessage] with [toChatMessage] and [Message.of].
+ * A chat message as the state and its checkpoints keep it: a small serializable value (kotlinx.serialization,
+ * [Message.serializer], never Java serialization) that converts to and from LangChain4j's [ChatMessage] with
+ * [toChatMessage] and [Message.of]. Messages are values: equal when of the same kind with the same properties.
  *
  * A conversation is a `StateKey<List<Message>>` with `Reducer.append()` (see [Conversation.key]): each node appends
  * its messages, the checkpoint holds the conversation, and a resumed run continues it.
@@ -19,63 +19,87 @@ import kotlinx.serialization.Serializable
  * Only text is kept: a user message with images or other content fails [of] with the fix (keep such content
  * outside the state and refer to it by id).
  */
-@Serializable
 public sealed class Message {
     /** The message in LangChain4j's form. */
     public abstract fun toChatMessage(): ChatMessage
 
     /** Instructions to the model. */
-    @Serializable
-    @SerialName("system")
-    public data class System(
+    public class System(
         /** The instructions. */
-        val text: String,
+        public val text: String,
     ) : Message() {
         override fun toChatMessage(): ChatMessage = SystemMessage.from(text)
+
+        override fun equals(other: Any?): Boolean = other is System && other.text == text
+
+        override fun hashCode(): Int = text.hashCode()
+
+        override fun toString(): String = "System(text=$text)"
     }
 
     /** What the user said. */
-    @Serializable
-    @SerialName("user")
-    public data class User(
+    public class User(
         /** The user's text. */
-        val text: String,
+        public val text: String,
     ) : Message() {
         override fun toChatMessage(): ChatMessage = UserMessage.from(text)
+
+        override fun equals(other: Any?): Boolean = other is User && other.text == text
+
+        override fun hashCode(): Int = text.hashCode()
+
+        override fun toString(): String = "User(text=$text)"
     }
 
     /** The model's answer: text, tool calls, or both. */
-    @Serializable
-    @SerialName("ai")
-    public data class Ai(
+    public class Ai @JvmOverloads constructor(
         /** The answer's text, null when the model only called tools. */
-        val text: String? = null,
+        public val text: String? = null,
         /** The tools the model asks to call, in the model's order. */
-        val toolCalls: List<ToolCall> = emptyList(),
+        public val toolCalls: List<ToolCall> = emptyList(),
     ) : Message() {
         override fun toChatMessage(): ChatMessage = when {
             toolCalls.isEmpty() -> AiMessage.from(text ?: "")
             text == null -> AiMessage.from(toolCalls.map { it.toRequest() })
             else -> AiMessage.from(text, toolCalls.map { it.toRequest() })
         }
+
+        override fun equals(other: Any?): Boolean = other is Ai && other.text == text && other.toolCalls == toolCalls
+
+        override fun hashCode(): Int = listOf(text, toolCalls).hashCode()
+
+        override fun toString(): String = "Ai(text=$text, toolCalls=$toolCalls)"
     }
 
     /** The result of one tool call, answering the [ToolCall] with the same [id]. */
-    @Serializable
-    @SerialName("tool")
-    public data class ToolResult(
+    public class ToolResult(
         /** The id of the tool call answered. */
-        val id: String,
+        public val id: String,
         /** The tool's name. */
-        val toolName: String,
+        public val toolName: String,
         /** What the tool returned, as text. */
-        val text: String,
+        public val text: String,
     ) : Message() {
         override fun toChatMessage(): ChatMessage = ToolExecutionResultMessage.from(id, toolName, text)
+
+        private fun properties(): List<Any?> = listOf(id, toolName, text)
+
+        override fun equals(other: Any?): Boolean = other is ToolResult && other.properties() == properties()
+
+        override fun hashCode(): Int = properties().hashCode()
+
+        override fun toString(): String = "ToolResult(id=$id, toolName=$toolName, text=$text)"
     }
 
-    /** Converts LangChain4j messages. */
+    /** Converts LangChain4j messages; the serializer. */
     public companion object {
+        /**
+         * How messages are written in the state and its checkpoints: a JSON object tagged by its kind
+         * (`{"type":"user","text":"Hi"}`; `system`, `user`, `ai`, `tool`).
+         */
+        @JvmStatic
+        public fun serializer(): KSerializer<Message> = messageSerializer
+
         /** The state form of [message]; fails for content that is not text, naming it. */
         @JvmStatic
         public fun of(message: ChatMessage): Message = when (message) {
@@ -101,22 +125,36 @@ public sealed class Message {
     }
 }
 
-/** A tool call the model asked for: the call's [id], the tool's [name] and its [arguments] as JSON. */
-@Serializable
-public data class ToolCall(
+/**
+ * A tool call the model asked for: the call's [id], the tool's [name] and its [arguments] as JSON. A value: equal to
+ * another with the same properties.
+ */
+public class ToolCall(
     /** The id the model gave the call; its result names it. */
-    val id: String,
+    public val id: String,
     /** The name of the tool. */
-    val name: String,
+    public val name: String,
     /** The arguments, a JSON object as text. */
-    val arguments: String,
+    public val arguments: String,
 ) {
     /** The call in LangChain4j's form. */
     public fun toRequest(): ToolExecutionRequest =
         ToolExecutionRequest.builder().id(id).name(name).arguments(arguments).build()
 
-    /** Converts LangChain4j tool calls. */
+    private fun properties(): List<Any?> = listOf(id, name, arguments)
+
+    override fun equals(other: Any?): Boolean = other is ToolCall && other.properties() == properties()
+
+    override fun hashCode(): Int = properties().hashCode()
+
+    override fun toString(): String = "ToolCall(id=$id, name=$name, arguments=$arguments)"
+
+    /** Converts LangChain4j tool calls; the serializer. */
     public companion object {
+        /** How tool calls are written in the state: `{"id":…,"name":…,"arguments":…}`. */
+        @JvmStatic
+        public fun serializer(): KSerializer<ToolCall> = toolCallSerializer
+
         /** The state form of [request]; a request without an id gets one made of its name. */
         @JvmStatic
         public fun of(request: ToolExecutionRequest): ToolCall =

@@ -4,7 +4,7 @@
  * servers are in the `trellis-mcp` module, same package), agent graphs (`ReactAgent.kt`, `RouterNode.kt`,
  * `Supervisor.kt`, `Voting.kt`, `Synthesizer.kt`), agents that hand the conversation to each other (`Swarm.kt`,
  * `SwarmAgent.kt`, `Handoff.kt`), conversation memory in the state (`Conversation.kt`, `Message.kt`,
- * `Memory.kt`, `JdbcConversationMemory.kt`) and token usage (`Usage.kt`).
+ * `MessageSerializers.kt`, `Memory.kt`, `JdbcConversationMemory.kt`) and token usage (`Usage.kt`).
  *
  * May call: the runtime's public API and LangChain4j.
  */

@@ -71,6 +71,7 @@ public class StepBudgetExceededException(
  * val agent = reactAgent(model, Tools.from(Weather()), maxSteps = 5, system = "Use the tools; be brief.")
  * ```
  */
+@JvmSynthetic
 public fun reactAgent(
     model: ChatModel,
     tools: Tools,
@@ -93,6 +94,7 @@ public fun reactAgent(
  * agent.events(input).collect { (it as? RunEvent.Custom)?.payload?.let(::print) }
  * ```
  */
+@JvmSynthetic
 public fun reactAgent(
     model: StreamingChatModel,
     tools: Tools,

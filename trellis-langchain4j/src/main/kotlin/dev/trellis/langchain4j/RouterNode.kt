@@ -26,6 +26,7 @@ import kotlin.time.Duration
  * }
  * ```
  */
+@JvmSynthetic
 public fun GraphBuilder.routerNode(
     id: String,
     model: ChatModel,

@@ -122,6 +122,7 @@ internal object Delegation : StateSchema("delegation") {
  * val result = team.invoke(stateOf(AgentState.messages to listOf(Message.User("Compare Paris and Rome"))))
  * ```
  */
+@JvmSynthetic
 public fun supervisor(
     model: ChatModel,
     workers: List<Worker>,

@@ -25,6 +25,7 @@ import kotlin.time.Duration
  * val merge = synthesizerNode("merge", model, parts = Report.sections, output = Report.text) { it[Report.topic] }
  * ```
  */
+@JvmSynthetic
 public fun GraphBuilder.synthesizerNode(
     id: String,
     model: ChatModel,

@@ -22,6 +22,7 @@ import kotlin.time.Duration
  * [toolCalls] (empty when it answered). Wire it to a [toolNode] over [toolCalls] and back: that is the loop
  * [reactAgent] builds. The response's tokens are charged to [meters] ([TokenMeters]).
  */
+@JvmSynthetic
 public fun GraphBuilder.toolCallingChatNode(
     id: String,
     model: ChatModel,
@@ -70,6 +71,7 @@ internal suspend fun NodeScope.callWithTools(
  * ([Tools.Builder.requireApproval]) interrupts its task with a question; an answer other than `yes` skips the tool
  * and tells the model it was refused. Tools run on the IO pool, interrupted when cancelled.
  */
+@JvmSynthetic
 public fun GraphBuilder.toolNode(
     id: String,
     tools: Tools,

@@ -95,6 +95,7 @@ public class Decision private constructor(
  * val vote = voting(listOf(gpt, claude, llama), Decision.majority())
  * ```
  */
+@JvmSynthetic
 public fun voting(
     models: List<ChatModel>,
     decision: Decision = Decision.majority(),

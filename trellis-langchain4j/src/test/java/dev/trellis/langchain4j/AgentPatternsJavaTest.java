@@ -17,7 +17,7 @@ import dev.trellis.graph.StateKey;
 import dev.trellis.graph.StateSchema;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
-import dev.trellis.javaapi.RunSettings;
+import dev.trellis.javaapi.JavaRunOptions;
 import dev.trellis.javaapi.Trellis;
 import dev.trellis.runtime.Budget;
 import dev.trellis.runtime.GraphRunException;
@@ -74,7 +74,7 @@ class AgentPatternsJavaTest {
         Graph agent = ReactAgent.builder(new Scripted(again, again, again, AiMessage.from("2")))
             .tools(Tools.from(new LangChain4jJavaTest.Calculator()))
             .build();
-        RunSettings settings = RunSettings.builder().budget(new Budget().withMeter("tokens.input", 250.0)).build();
+        JavaRunOptions settings = JavaRunOptions.builder().budget(new Budget().withMeter("tokens.input", 250.0)).build();
         GraphRunException error = assertThrows(GraphRunException.class,
             () -> Trellis.runner(agent, settings).invoke(Map.of("messages", List.of(new Message.User("1 + 1?")))));
         LimitExceededException limit = assertInstanceOf(LimitExceededException.class, error.getCause());

@@ -31,6 +31,27 @@ class MessageTest {
     }
 
     @Test
+    fun `a conversation saved in the earlier format decodes, and encodes to the same text`() {
+        val saved = """[{"type":"system","text":"Be brief."},{"type":"user","text":"Weather in Paris?"},""" +
+            """{"type":"ai","toolCalls":[{"id":"c1","name":"temperature","arguments":"{\"city\":\"Paris\"}"}]},""" +
+            """{"type":"tool","id":"c1","toolName":"temperature","text":"21 C"},{"type":"ai","text":"21 C."}]"""
+        Json.decodeFromString(ListSerializer(Message.serializer()), saved) shouldBe conversation
+        Json.encodeToString(ListSerializer(Message.serializer()), conversation) shouldBe saved
+        Json.decodeFromString(ToolCall.serializer(), """{"id":"c1","name":"t","arguments":"{}"}""") shouldBe
+            ToolCall("c1", "t", "{}")
+    }
+
+    @Test
+    fun `messages are values, printed as before`() {
+        Message.Ai("x") shouldBe Message.Ai("x", emptyList())
+        Message.Ai("x").hashCode() shouldBe Message.Ai("x", emptyList()).hashCode()
+        (Message.User("x") == Message.System("x")) shouldBe false
+        conversation[2].toString() shouldBe
+            "Ai(text=null, toolCalls=[ToolCall(id=c1, name=temperature, arguments={\"city\":\"Paris\"})])"
+        conversation[3].toString() shouldBe "ToolResult(id=c1, toolName=temperature, text=21 C)"
+    }
+
+    @Test
     fun `messages convert to LangChain4j messages and back`() {
         val lc4j = Message.toChatMessages(conversation)
         lc4j[0] shouldBe SystemMessage.from("Be brief.")

@@ -50,7 +50,7 @@ import kotlin.coroutines.CoroutineContext
  *
  * ```java
  * TrellisTelemetry telemetry = new TrellisTelemetry(openTelemetry);
- * RunSettings settings = RunSettings.builder()
+ * JavaRunOptions settings = JavaRunOptions.builder()
  *     .checkpointing(new Checkpointing(telemetry.instrument(new SqliteCheckpointStore(path))))
  *     .instrumentation(telemetry)
  *     .build();
@@ -108,6 +108,7 @@ public class TrellisTelemetry(openTelemetry: OpenTelemetry) : RunInstrumentation
     }
 
     /** Like `Graph.events`, traced: a cold flow of the events of a run of [graph]; each collection is a traced run. */
+    @JvmSynthetic
     public fun events(
         graph: Graph,
         input: State = graph.schema.initialState(),
@@ -131,6 +132,7 @@ public class TrellisTelemetry(openTelemetry: OpenTelemetry) : RunInstrumentation
     }
 
     /** Like `Graph.resumeEvents`, traced (see [resume]). */
+    @JvmSynthetic
     public fun resumeEvents(
         graph: Graph,
         runId: String,

@@ -9,7 +9,7 @@ import dev.trellis.graph.StateSchema;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
 import dev.trellis.javaapi.NodeOptions;
-import dev.trellis.javaapi.RetryPolicy;
+import dev.trellis.graph.Retry;
 import dev.trellis.runtime.RunOptions;
 import dev.trellis.runtime.RunResult;
 import dev.trellis.runtime.Status;
@@ -68,7 +68,7 @@ class JavaTracingTest {
                 clientCall("blocking search attempt " + ctx.getAttempt() + " on " + Thread.currentThread().getName());
                 if (searches.getAndIncrement() == 0) throw new java.io.IOException("rate limited");
                 ctx.set(log, List.of("search"));
-            }, NodeOptions.retry(RetryPolicy.fixed(2, Duration.ofMillis(1))))
+            }, NodeOptions.retry(Retry.fixed(2, Duration.ofMillis(1))))
             // An async node: a span made in the action, and one made on the user's own pool with the context carried.
             .asyncNode("fetch", ctx -> {
                 clientCall("async fetch");

@@ -9,7 +9,7 @@ import dev.trellis.graph.StateKey;
 import dev.trellis.graph.StateSchema;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
-import dev.trellis.javaapi.RunSettings;
+import dev.trellis.javaapi.JavaRunOptions;
 import dev.trellis.javaapi.Trellis;
 import dev.trellis.javaapi.TrellisRunner;
 import dev.trellis.runtime.Checkpointing;
@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A Java run configured with {@code RunSettings} — a SQLite store, checkpoints, an interrupt and a resume — is traced
- * through {@code RunSettings.builder().instrumentation(telemetry)}, and its spans reach a real OTLP/HTTP receiver
+ * A Java run configured with {@code JavaRunOptions} — a SQLite store, checkpoints, an interrupt and a resume — is traced
+ * through {@code JavaRunOptions.builder().instrumentation(telemetry)}, and its spans reach a real OTLP/HTTP receiver
  * through the real OTLP HTTP exporter.
  */
 class RunnerTracingTest {
@@ -60,7 +60,7 @@ class RunnerTracingTest {
                 .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
                 .build();
             TrellisTelemetry telemetry = new TrellisTelemetry(sdk);
-            RunSettings settings = RunSettings.builder()
+            JavaRunOptions settings = JavaRunOptions.builder()
                 .checkpointing(new Checkpointing(telemetry.instrument(sqlite)))
                 .instrumentation(telemetry)
                 .build();

@@ -38,7 +38,7 @@ internal object FailureRoutes {
             if (route.to == route.from) {
                 add(
                     "Node '${route.from}' routes its failures to itself; give it a retry policy instead " +
-                        "(retry = Retry.fixed(...)), or route them to another node.",
+                        "(${BuildNames.retry}), or route them to another node.",
                 )
             }
             val key = route.error
@@ -53,7 +53,7 @@ internal object FailureRoutes {
         if (handler != null && nodes.none { it.id == handler }) {
             add(
                 "config: defaultOnFailure names '$handler', which is not a node of this graph; declare it with " +
-                    "node(\"$handler\") { } or fix the name (END cannot handle a failure).",
+                    "${BuildNames.node(handler)} or fix the name (END cannot handle a failure).",
             )
         }
         val key = config.failureKey

@@ -29,6 +29,7 @@ import kotlin.time.Duration
  * }
  * ```
  */
+@JvmSynthetic
 public fun GraphBuilder.agentNode(
     id: String,
     agent: Agent,

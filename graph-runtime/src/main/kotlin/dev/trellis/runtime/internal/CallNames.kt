@@ -29,7 +29,7 @@ internal class CallNames private constructor(private val java: Boolean) {
     fun delete(runId: String): String = if (java) "runner.deleteAsync(\"$runId\")" else "store.delete(\"$runId\")"
 
     /** Where a run id is set. */
-    val runIdSetting: String get() = if (java) "RunSettings.builder().runId(...)" else "RunOptions.runId"
+    val runIdSetting: String get() = if (java) "JavaRunOptions.builder().runId(...)" else "RunOptions.runId"
 
     /** Why a new run cannot take [runId], whose latest checkpoint in the store has [status], and what to do. */
     fun runIdTaken(runId: String, status: String): String =

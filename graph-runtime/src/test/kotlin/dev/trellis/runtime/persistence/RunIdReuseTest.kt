@@ -64,7 +64,7 @@ class RunIdReuseTest {
             shouldThrow<IllegalStateException> { ask.invoke(options = options("java")) }.message!!
         }
         message shouldContain "runner.resumeAsync(\"java\")"
-        message shouldContain "RunSettings.builder().runId(...)"
+        message shouldContain "JavaRunOptions.builder().runId(...)"
         message shouldNotContain "graph."
     }
 }

@@ -17,7 +17,7 @@ internal fun GraphBuilder.declareNode(id: String, options: NodeOptions, body: No
     node(
         id,
         options.timeoutOrNull?.toKotlinDuration(),
-        options.retryOrNull?.toRetry(),
+        options.retryOrNull,
         options.descriptionOrNull,
         options.readsOrNull,
         options.writesOrNull,
@@ -40,7 +40,7 @@ internal fun <T> GraphBuilder.declareMap(
         options.taskFailure,
         options.errorsOrNull,
         options.timeoutOrNull?.toKotlinDuration(),
-        options.retryOrNull?.toRetry(),
+        options.retryOrNull,
         options.descriptionOrNull,
         null,
         task,

@@ -4,7 +4,7 @@ import dev.trellis.graph.NodeChain
 import dev.trellis.graph.NodeInterceptor
 import dev.trellis.graph.NodeWrites
 import dev.trellis.graph.State
-import dev.trellis.javaapi.Interceptor
+import dev.trellis.javaapi.JavaNodeInterceptor
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
@@ -17,18 +17,18 @@ import java.util.concurrent.CancellationException
 import java.util.concurrent.ExecutionException
 
 /**
- * Adapts a blocking Java [Interceptor] to a node interceptor: the interceptor runs on [dispatcher] and is
+ * Adapts a blocking Java [JavaNodeInterceptor] to a node interceptor: the interceptor runs on [dispatcher] and is
  * interrupted when the node is cancelled; its `proceed` runs the rest of the chain in a coroutine of the node
  * (under a supervisor, so that a failure it hands back to the interceptor does not cancel the node) and waits for it.
  *
  * The interceptor's exception is carried out of `runInterruptible` as a value and thrown in the node's coroutine, as
  * it is (see `blockingBody`).
  */
-internal fun blockingInterceptor(interceptor: Interceptor, dispatcher: CoroutineDispatcher): NodeInterceptor =
+internal fun blockingInterceptor(interceptor: JavaNodeInterceptor, dispatcher: CoroutineDispatcher): NodeInterceptor =
     BlockingInterceptor(interceptor, dispatcher)
 
 private class BlockingInterceptor(
-    private val interceptor: Interceptor,
+    private val interceptor: JavaNodeInterceptor,
     private val dispatcher: CoroutineDispatcher,
 ) : NodeInterceptor {
     override val wrapsMapTasks: Boolean = interceptor.wrapsMapTasks
@@ -60,7 +60,7 @@ private class BlockingInterceptor(
 
 private class Failure(val error: Throwable)
 
-private class BlockingChain(private val chain: NodeChain, private val scope: CoroutineScope) : Interceptor.Chain {
+private class BlockingChain(private val chain: NodeChain, private val scope: CoroutineScope) : JavaNodeInterceptor.Chain {
     override val nodeId: String get() = chain.nodeId
     override val runId: String get() = chain.runId
     override val attempt: Int get() = chain.attempt
@@ -85,5 +85,5 @@ private class BlockingChain(private val chain: NodeChain, private val scope: Cor
 
     override fun charge(meter: String, amount: Double) = chain.charge(meter, amount)
 
-    override fun toString(): String = "Interceptor.Chain($chain)"
+    override fun toString(): String = "JavaNodeInterceptor.Chain($chain)"
 }

@@ -5,9 +5,9 @@ import dev.trellis.graph.NodeScope
 import dev.trellis.graph.State
 import dev.trellis.javaapi.AsyncNodeAction
 import dev.trellis.javaapi.BlockedThreadWarning
+import dev.trellis.javaapi.JavaNodeScope
 import dev.trellis.javaapi.MapTask
 import dev.trellis.javaapi.NodeAction
-import dev.trellis.javaapi.NodeContext
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.currentCoroutineContext
@@ -22,7 +22,7 @@ import java.util.function.BiConsumer
 /*
  * Java node bodies (`docs/java.md`): how a Java `NodeAction`, `AsyncNodeAction` or map task becomes a node body — run
  * inline in the node's coroutine, awaited as a `CompletionStage`, or run blocking on an executor — with a
- * `NodeContext` for the body and its exceptions, checked ones included, thrown as they are.
+ * `JavaNodeScope` for the body and its exceptions, checked ones included, thrown as they are.
  */
 
 /**
@@ -38,16 +38,16 @@ internal fun <T> inlineTask(task: MapTask<T>): suspend NodeScope.(T) -> Unit = {
 }
 
 /** Adapts a mapping's output [block] to the Kotlin output block, run like [inlineBody]'s action. */
-internal fun outputBody(block: BiConsumer<NodeContext, State>): suspend NodeScope.(State) -> Unit = { child ->
+internal fun outputBody(block: BiConsumer<JavaNodeScope, State>): suspend NodeScope.(State) -> Unit = { child ->
     runInline(this) { block.accept(it, child) }
 }
 
 /**
- * Runs [action] with a [NodeContext] of [scope] on this thread, then ends the attempt ([NodeContext.finish]). An action
+ * Runs [action] with a [JavaNodeScope] of [scope] on this thread, then ends the attempt ([JavaNodeScope.finish]). An action
  * that kept the thread past [BlockedThreadWarning.threshold] is reported: a log line and a custom event.
  */
-private suspend inline fun runInline(scope: NodeScope, action: (NodeContext) -> Unit) {
-    val context = NodeContext(scope, currentCoroutineContext())
+private suspend inline fun runInline(scope: NodeScope, action: (JavaNodeScope) -> Unit) {
+    val context = JavaNodeScope(scope, currentCoroutineContext())
     context.actionThread = Thread.currentThread()
     val started = System.nanoTime()
     val failure = try {
@@ -84,9 +84,9 @@ internal fun blockingBody(action: NodeAction, dispatcher: CoroutineDispatcher): 
 internal fun <T> blockingTask(task: MapTask<T>, dispatcher: CoroutineDispatcher): suspend NodeScope.(T) -> Unit =
     { item -> runOnExecutor(this, dispatcher) { task.run(it, item) } }
 
-/** Runs [action] with a [NodeContext] of [scope] on [dispatcher], interruptibly; rethrows its failure here. */
-private suspend fun runOnExecutor(scope: NodeScope, dispatcher: CoroutineDispatcher, action: (NodeContext) -> Unit) {
-    val context = NodeContext(scope, currentCoroutineContext())
+/** Runs [action] with a [JavaNodeScope] of [scope] on [dispatcher], interruptibly; rethrows its failure here. */
+private suspend fun runOnExecutor(scope: NodeScope, dispatcher: CoroutineDispatcher, action: (JavaNodeScope) -> Unit) {
+    val context = JavaNodeScope(scope, currentCoroutineContext())
     val failure = runInterruptible(dispatcher) {
         try {
             action(context)
@@ -107,7 +107,7 @@ private suspend fun runOnExecutor(scope: NodeScope, dispatcher: CoroutineDispatc
  * the node cancels the stage.
  */
 internal fun asyncBody(action: AsyncNodeAction): NodeBody = {
-    val context = NodeContext(this, currentCoroutineContext())
+    val context = JavaNodeScope(this, currentCoroutineContext())
     val failure = try {
         context.actionThread = Thread.currentThread()
         // Declared non-null, but a Java action can still return null.

@@ -3,7 +3,7 @@ package dev.trellis.javaapi.internal
 import dev.trellis.checkpoint.RunInfo
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
-import dev.trellis.javaapi.RunSettings
+import dev.trellis.javaapi.JavaRunOptions
 import dev.trellis.runtime.CheckpointInfo
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunResult
@@ -18,23 +18,23 @@ import java.util.concurrent.CompletableFuture
 import java.util.function.UnaryOperator
 
 /**
- * What a `TrellisRunner` does with the runs in its settings' checkpoint store besides running them: fork, read
+ * What a `TrellisRunner` does with the runs in its options' checkpoint store besides running them: fork, read
  * checkpoints, states and snapshots, prune and delete, list. Each call needs the store ([checkpointing] names the fix when
- * the settings have none) and runs as a future in the runner's [scope].
+ * the options have none) and runs as a future in the runner's [scope].
  */
 internal class StoredRuns(
     private val graph: Graph,
-    private val settings: RunSettings,
+    private val options: JavaRunOptions,
     private val scope: CoroutineScope,
 ) {
-    fun checkpointing(what: String): Checkpointing = settings.checkpointingOrNull ?: throw IllegalStateException(
-        "$what needs a checkpoint store, but the runner's settings have none: " +
-            "set RunSettings.builder().checkpointing(new Checkpointing(store)).",
+    fun checkpointing(what: String): Checkpointing = options.checkpointingOrNull ?: throw IllegalStateException(
+        "$what needs a checkpoint store, but the runner's options have none: " +
+            "set JavaRunOptions.builder().checkpointing(new Checkpointing(store)).",
     )
 
     fun fork(runId: String, sequence: Long, edit: UnaryOperator<State>): CompletableFuture<RunResult> {
         checkpointing("forkAsync")
-        return scope.future { graph.fork(runId, sequence, settings.options) { edit.apply(it) } }
+        return scope.future { graph.fork(runId, sequence, options.runOptions) { edit.apply(it) } }
     }
 
     fun checkpoints(runId: String): CompletableFuture<List<CheckpointInfo>> {

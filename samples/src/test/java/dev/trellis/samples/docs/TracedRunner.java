@@ -6,7 +6,7 @@ import dev.trellis.graph.StateKey;
 import dev.trellis.graph.StateSchema;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
-import dev.trellis.javaapi.RunSettings;
+import dev.trellis.javaapi.JavaRunOptions;
 import dev.trellis.javaapi.Trellis;
 import dev.trellis.javaapi.TrellisRunner;
 import dev.trellis.opentelemetry.TrellisTelemetry;
@@ -40,7 +40,7 @@ public class TracedRunner {
             .start("search")
             .build();
         try (SqliteCheckpointStore store = new SqliteCheckpointStore(database)) {
-            RunSettings settings = RunSettings.builder()
+            JavaRunOptions settings = JavaRunOptions.builder()
                 .checkpointing(new Checkpointing(telemetry.instrument(store)))   // checkpoint metrics, resume links
                 .instrumentation(telemetry)                                     // every run of the runner is traced
                 .build();

@@ -6,7 +6,7 @@ import dev.trellis.graph.StateSchema;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
 import dev.trellis.javaapi.NodeOptions;
-import dev.trellis.javaapi.RetryPolicy;
+import dev.trellis.graph.Retry;
 import dev.trellis.javaapi.Trellis;
 import dev.trellis.javaapi.TrellisRunner;
 import dev.trellis.runtime.RunEvent;
@@ -26,7 +26,7 @@ public class JavaQuickstart {
         Graph graph = JavaGraph.builder("java-sample", schema)
             .node("web", ctx -> ctx.set(findings, List.of("web: " + ctx.get(topic))))
             .node("news", ctx -> ctx.set(findings, List.of("news: " + ctx.get(topic))),
-                  NodeOptions.retry(RetryPolicy.fixed(2, Duration.ofMillis(20))))
+                  NodeOptions.retry(Retry.fixed(2, Duration.ofMillis(20))))
             .node("revise", ctx -> ctx.update(round, r -> r + 1))
             .start("web", "news")
             .edge("web", "revise").edge("news", "revise")                   // revise joins both

@@ -16,7 +16,7 @@ import kotlinx.serialization.json.contentOrNull
  * {"id": "sky", "input": {"question": "Why is the sky blue?"}, "expect": {"contains": ["Rayleigh"]}}
  * ```
  */
-public class EvalCase(
+public class EvalCase @JvmOverloads constructor(
     /** The case's id, unique in its set. */
     public val id: String,
     /** The input, a JSON object (its fields usually map to state keys). */

@@ -8,6 +8,6 @@
  * `persistence`'s.
  *
  * May call: the engine's position, executions and checkpointer it encodes (`scheduling`, `execution`,
- * `persistence`), and `policies` (a saga's entries).
+ * `persistence`), and `policies` (the compensation log's entries).
  */
 package dev.trellis.runtime.internal.checkpoint

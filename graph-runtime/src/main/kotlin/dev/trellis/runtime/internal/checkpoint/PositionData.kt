@@ -1,5 +1,7 @@
 package dev.trellis.runtime.internal.checkpoint
 
+import dev.trellis.graph.TaskError
+import kotlinx.serialization.KSerializer
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
@@ -88,7 +90,8 @@ internal class ChildData(
     val items: JsonElement? = null,
     val done: Boolean = false,
     val writes: List<WriteData> = emptyList(),
-    val error: dev.trellis.graph.TaskError? = null,
+    @Serializable(with = TaskErrorData::class)
+    val error: TaskError? = null,
     /** What a finished map task charged (exact decimal text), counted again toward its map when the run resumes. */
     val meters: Map<String, String> = emptyMap(),
     /** The compensable executions of a completed map task's child run (`docs/semantics.md` §13.6). */
@@ -127,3 +130,6 @@ internal class TriggerData(val node: String, val stamp: Long, val from: String? 
 /** A pending interrupt of [node] (of this graph); [path] names it when it is in a child run or map task. */
 @Serializable
 internal class InterruptData(val node: String, val payload: String, val path: String? = null)
+
+/** [TaskError]'s serializer as a class, as [ChildData.error] names it; the form of `TaskError.serializer()`. */
+internal object TaskErrorData : KSerializer<TaskError> by TaskError.serializer()

@@ -46,7 +46,7 @@ internal object PositionEncoder {
         interrupts: List<Execution>,
         errors: List<Throwable>,
         createdAt: Instant,
-        saga: dev.trellis.runtime.internal.policies.Saga? = null,
+        compensationLog: dev.trellis.runtime.internal.policies.CompensationLog? = null,
     ): String {
         val topology = graph.topology
         val keys = topology.keys
@@ -131,7 +131,9 @@ internal object PositionEncoder {
             }
             out.append("},\"spentNanos\":").append(meters.spentNanos)
         }
-        if (saga != null) appendSaga(out, saga, from = if (full) 0 else saga.saved)
+        if (compensationLog != null) {
+            appendCompensationLog(out, compensationLog, from = if (full) 0 else compensationLog.saved)
+        }
         return writer.payloadOf(out.append("}}"))
     }
 
@@ -223,8 +225,12 @@ internal object PositionEncoder {
     }
 
     /** The compensable executions completed since entry [from], and the compensations' progress. */
-    private fun appendSaga(out: StringBuilder, saga: dev.trellis.runtime.internal.policies.Saga, from: Int) {
-        val entries = saga.entries
+    private fun appendCompensationLog(
+        out: StringBuilder,
+        log: dev.trellis.runtime.internal.policies.CompensationLog,
+        from: Int,
+    ) {
+        val entries = log.entries
         if (from < entries.size) {
             out.append(",\"compensable\":[")
             for (i in from until entries.size) {
@@ -234,7 +240,7 @@ internal object PositionEncoder {
             }
             out.append(']')
         }
-        val outcomes = saga.outcomes ?: return
+        val outcomes = log.outcomes ?: return
         out.append(",\"compensations\":")
         out.append(PersistenceJson.encodeToString(ListSerializer(OutcomeData.serializer()), outcomes))
     }

@@ -90,7 +90,9 @@ internal suspend inline fun Engine.runChild(
         child.execute().also { handUp = it.status != Status.INTERRUPTED }
     } finally {
         // An interrupted child keeps its list in its own checkpoints: it comes back with the child on resume.
-        child.saga?.let { if (handUp) (execution.owner ?: execution).addChildCompensable(execution.task, it.entries) }
+        child.compensationLog?.let {
+            if (handUp) (execution.owner ?: execution).addChildCompensable(execution.task, it.entries)
+        }
     }
     return childEnded(execution, child, path, result)
 }

@@ -14,7 +14,7 @@ import dev.trellis.runtime.internal.checkpoint.PositionCodec
 import dev.trellis.runtime.internal.checkpoint.PositionEncoder
 import dev.trellis.runtime.internal.events.RunRecorder
 import dev.trellis.runtime.internal.execution.GraphRuntime
-import dev.trellis.runtime.internal.policies.Saga
+import dev.trellis.runtime.internal.policies.CompensationLog
 import dev.trellis.runtime.internal.scheduling.Position
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.sync.Mutex
@@ -305,10 +305,10 @@ internal class Checkpointer(
         state: State,
         position: Position,
         recorder: RunRecorder,
-        saga: Saga? = null,
+        compensationLog: CompensationLog? = null,
     ) {
         try {
-            val held = saga?.entries?.size ?: 0
+            val held = compensationLog?.entries?.size ?: 0
             save(status, full) { isFull, createdAt ->
                 PositionEncoder.payload(
                     graph,
@@ -321,10 +321,10 @@ internal class Checkpointer(
                     recorder.interrupts,
                     recorder.errors,
                     createdAt,
-                    saga,
+                    compensationLog,
                 )
             }
-            if (saga != null) saga.saved = held
+            if (compensationLog != null) compensationLog.saved = held
         } catch (e: FencedOutException) {
             fencedOut = true
             throw e

@@ -6,7 +6,7 @@
  * renewal, release) and the one thread that times the renewals of all runs (`LeaseRenewal.kt`), and putting a
  * restored position back into an engine (`Restore.kt`). The format of what is written is `checkpoint`'s.
  *
- * May call: `checkpoint` (encoding), `scheduling` (the engine and its position), `policies` (meters and saga are
- * checkpointed), `events` (what the result records), `execution`.
+ * May call: `checkpoint` (encoding), `scheduling` (the engine and its position), `policies` (meters and the
+ * compensation log are checkpointed), `events` (what the result records), `execution`.
  */
 package dev.trellis.runtime.internal.persistence

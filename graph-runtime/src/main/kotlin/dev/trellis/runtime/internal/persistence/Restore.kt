@@ -6,13 +6,14 @@ import dev.trellis.runtime.internal.checkpoint.Restored
 import dev.trellis.runtime.internal.checkpoint.TriggerData
 import dev.trellis.runtime.internal.policies.Meters
 import dev.trellis.runtime.internal.policies.meters
-import dev.trellis.runtime.internal.policies.restoreSaga
+import dev.trellis.runtime.internal.policies.restoreCompensationLog
 import dev.trellis.runtime.internal.policies.spentNanos
 import dev.trellis.runtime.internal.scheduling.Engine
 
 /*
  * Restoring an [Engine] from its checkpoints (`docs/persistence.md`): the position, node statuses, last writers,
- * meters and saga of a [Restored] run are put back before it starts; the run's time spent is set by the engine.
+ * meters and compensation log of a [Restored] run are put back before it starts; the run's time spent is set by the
+ * engine.
  */
 
 /** Puts back the position of [restored] into this engine, before the run starts. */
@@ -38,7 +39,7 @@ internal fun Engine.restore(restored: Restored) {
         data.triggers.sortedBy { it.stamp }.map { tokensOf(it) },
         data.ready.map { topology.indexOf(it) },
     )
-    restoreSaga(data.compensable, data.compensations, data.errors)
+    restoreCompensationLog(data.compensable, data.compensations, data.errors)
 }
 
 /**

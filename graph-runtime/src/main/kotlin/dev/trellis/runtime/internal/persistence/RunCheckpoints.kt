@@ -62,7 +62,7 @@ private suspend fun Engine.saveFailure() {
 internal suspend inline fun Engine.checkpoint(status: String, full: Boolean = false, state: State = currentState) {
     val writer = checkpointer ?: return
     position.meters?.spentNanos = spentNanos()
-    writer.checkpoint(status, full, state, position, recorder, saga)
+    writer.checkpoint(status, full, state, position, recorder, compensationLog)
     checkpointSaved(writer)
 }
 

@@ -38,7 +38,7 @@ internal fun requireCache(graph: Graph, node: Node, options: RunOptions): NodeCa
     requireNotNull(options.cache) {
         "Node '${node.id}' of graph '${graph.id}' has a cache policy, but the run has no cache store; pass one: " +
             "RunOptions(cache = InMemoryNodeCache()) (or SqliteNodeCache / PostgresNodeCache to keep entries across " +
-            "processes; Java: RunSettings.builder().cache(...)), or remove the node's cache policy."
+            "processes; Java: JavaRunOptions.builder().cache(...)), or remove the node's cache policy."
     }
 
 /**

@@ -29,7 +29,7 @@ import dev.trellis.runtime.internal.persistence.Checkpointer
 import dev.trellis.runtime.internal.persistence.Upstream
 import dev.trellis.runtime.internal.persistence.checkpoint
 import dev.trellis.runtime.internal.persistence.restore
-import dev.trellis.runtime.internal.policies.Saga
+import dev.trellis.runtime.internal.policies.CompensationLog
 import dev.trellis.runtime.internal.policies.meters
 import dev.trellis.runtime.internal.policies.spentNanos
 import kotlinx.coroutines.CancellationException
@@ -275,8 +275,8 @@ internal class Engine(
         taskInterceptors = if (plan != null) plan.taskInterceptors else taskInterceptorTable(interceptors)
     }
 
-    /** The completed executions to compensate should the run fail (`policies/Saga.kt`); null while there are none. */
-    var saga: Saga? = null
+    /** The completed executions to compensate should the run fail (`policies/CompensationLog.kt`), or null. */
+    var compensationLog: CompensationLog? = null
 
     /** Reused by the steps to decide each execution's edges. */
     val edges = EdgeChoice()
@@ -388,7 +388,7 @@ internal class Engine(
         nanoTime(),
         childResults ?: emptyMap(),
         position.meters?.asDoubles() ?: emptyMap(),
-        saga?.results?.toList() ?: emptyList(),
+        compensationLog?.results?.toList() ?: emptyList(),
         storeFault,
     )
 }

@@ -61,14 +61,14 @@ internal suspend inline fun Engine.runToEnd(noinline onCancelled: (RunResult) ->
             drained && position.readyCount + position.pendingTriggers > 0 -> Status.INTERRUPTED
             else -> Status.COMPLETED
         }
-        if (status == Status.FAILED && nesting == null && saga != null) compensate()
+        if (status == Status.FAILED && nesting == null && compensationLog != null) compensate()
         // Inside the try: a run cancelled while its last checkpoint is saved ends CANCELLED like any other.
         if (checkpointer != null && !checkpointer.fencedOut && storeFault == null) checkpointFinal(status)
     } catch (e: CancellationException) {
         withContext(NonCancellable) {
             outbox.draining = true
             drainCancelled()
-            if (options.compensateOnCancel && nesting == null && saga != null) compensate()
+            if (options.compensateOnCancel && nesting == null && compensationLog != null) compensate()
             releaseLease()
             val result = result(Status.CANCELLED)
             onCancelled(result)

@@ -39,7 +39,7 @@ internal class Compensable(val node: Node, val execution: Int, val path: String,
 }
 
 /** A run's compensable executions and, once it compensates, the outcomes so far (one per entry, in reverse order). */
-internal class Saga {
+internal class CompensationLog {
     val entries = ArrayList<Compensable>()
 
     /** The outcomes so far, in the order compensated; null until the run compensates. */
@@ -54,8 +54,8 @@ internal class Saga {
 
 /** Records a completed execution of a node with a compensation (called after its merge). */
 internal fun Engine.addCompensable(execution: Execution) {
-    val saga = saga ?: Saga().also { saga = it }
-    saga.entries += Compensable(execution.node, execution.number, execution.path, currentState)
+    val compensationLog = compensationLog ?: CompensationLog().also { compensationLog = it }
+    compensationLog.entries += Compensable(execution.node, execution.number, execution.path, currentState)
 }
 
 /**
@@ -74,8 +74,8 @@ internal fun Execution.addChildCompensable(slot: Int, entries: List<Compensable>
 internal fun Engine.takeChildCompensable(execution: Execution) {
     val map = synchronized(execution) { execution.childCompensable.also { execution.childCompensable = null } }
         ?: return
-    val saga = saga ?: Saga().also { saga = it }
-    for (list in map.values) saga.entries += list
+    val compensationLog = compensationLog ?: CompensationLog().also { compensationLog = it }
+    for (list in map.values) compensationLog.entries += list
 }
 
 /**
@@ -84,9 +84,9 @@ internal fun Engine.takeChildCompensable(execution: Execution) {
  * stops here (rethrown) after recording the compensation it cut off.
  */
 internal suspend fun Engine.compensate() {
-    val saga = saga ?: return
-    val entries = saga.entries
-    val outcomes = saga.outcomes ?: ArrayList<OutcomeData>().also { saga.outcomes = it }
+    val compensationLog = compensationLog ?: return
+    val entries = compensationLog.entries
+    val outcomes = compensationLog.outcomes ?: ArrayList<OutcomeData>().also { compensationLog.outcomes = it }
     if (outcomes.size >= entries.size) return
     val durable = checkpointer != null && recorder.errors.isNotEmpty() && !checkpointer.fencedOut
     while (outcomes.size < entries.size) {
@@ -111,7 +111,7 @@ internal suspend fun Engine.compensate() {
             else -> Status.COMPLETED
         }
         outcomes[k] = OutcomeData(entry.path, entry.execution, status.name, error?.toString())
-        saga.results += CompensationResult(entry.node.id, entry.execution, entry.path, status, error)
+        compensationLog.results += CompensationResult(entry.node.id, entry.execution, entry.path, status, error)
         if (status == Status.FAILED) recorder.errors.firstOrNull()?.addSuppressed(error!!)
         withContext(NonCancellable) {
             outbox.send { seq ->
@@ -145,33 +145,33 @@ internal const val COMPENSATING = "COMPENSATING"
 private const val STARTED = "STARTED"
 
 /** The entries and outcomes of a restored run; a compensation started without recorded end was cut off. */
-internal fun Engine.restoreSaga(
+internal fun Engine.restoreCompensationLog(
     entries: List<CompensableData>,
     outcomes: List<OutcomeData>?,
     errors: List<String>,
 ) {
     if (entries.isEmpty() && outcomes == null) return
-    val saga = Saga()
-    for (data in entries) saga.entries += decodeCompensable(data)
-    saga.saved = saga.entries.size
+    val compensationLog = CompensationLog()
+    for (data in entries) compensationLog.entries += decodeCompensable(data)
+    compensationLog.saved = compensationLog.entries.size
     if (outcomes != null) {
         val list = ArrayList<OutcomeData>(outcomes.size)
         for ((k, outcome) in outcomes.withIndex()) {
-            val entry = saga.entries[saga.entries.size - 1 - k]
+            val entry = compensationLog.entries[compensationLog.entries.size - 1 - k]
             val status = if (outcome.status == STARTED) Status.CANCELLED.name else outcome.status
             list += OutcomeData(outcome.path, outcome.execution, status, outcome.error)
             val error = outcome.error?.let { ResumedFailureException(it) }
-            saga.results +=
+            compensationLog.results +=
                 CompensationResult(entry.node.id, entry.execution, entry.path, Status.valueOf(status), error)
         }
-        saga.outcomes = list
+        compensationLog.outcomes = list
         recorder.errors += ResumedFailureException(errors.firstOrNull() ?: "(no description recorded)")
     }
-    this.saga = saga
+    this.compensationLog = compensationLog
 }
 
 /** Whether this run was restored in the middle of its compensations: it runs no node, only them. */
-internal val Engine.compensating: Boolean get() = saga?.outcomes != null
+internal val Engine.compensating: Boolean get() = compensationLog?.outcomes != null
 
 /** [entry] as a checkpoint stores it: the state values it saw (in its node's read slice, when declared). */
 internal fun encodeCompensable(entry: Compensable): CompensableData {

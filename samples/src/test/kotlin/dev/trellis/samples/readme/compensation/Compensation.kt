@@ -1,4 +1,4 @@
-package dev.trellis.samples.readme.saga
+package dev.trellis.samples.readme.compensation
 
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph

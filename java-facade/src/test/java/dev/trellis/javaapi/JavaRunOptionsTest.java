@@ -20,7 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-class RunSettingsTest {
+class JavaRunOptionsTest {
     private final Fixtures.Schema s = new Fixtures.Schema();
 
     @Test
@@ -37,11 +37,11 @@ class RunSettingsTest {
                 .start("where").edge("where", "second")
                 .build();
             Clock clock = Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC);
-            RunSettings settings = RunSettings.builder()
+            JavaRunOptions settings = JavaRunOptions.builder()
                 .runId("fixed").executor(pool).clock(clock).random(new Random(1)).executionHistoryLimit(1)
                 .build();
-            TrellisRunner runner = Trellis.runner(graph).withSettings(settings);
-            assertSame(settings, runner.getSettings());
+            TrellisRunner runner = Trellis.runner(graph).withOptions(settings);
+            assertSame(settings, runner.getOptions());
             assertSame(graph, runner.getGraph());
             List<RunEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
             RunResult result = runner.start(Map.of("question", "q"), events::add).result().get();
@@ -58,17 +58,17 @@ class RunSettingsTest {
 
     @Test
     void newBuilderKeepsTheSettingsAndDefaultsAreSensible() {
-        RunSettings settings = RunSettings.builder().runId("a").executionHistoryLimit(3).build();
-        RunSettings copy = settings.newBuilder().build();
+        JavaRunOptions settings = JavaRunOptions.builder().runId("a").executionHistoryLimit(3).build();
+        JavaRunOptions copy = settings.newBuilder().build();
         assertEquals(Optional.of("a"), copy.getRunId());
         assertEquals(3, copy.getExecutionHistoryLimit());
-        assertEquals(Optional.empty(), RunSettings.DEFAULT.getRunId());
-        assertEquals(Optional.empty(), RunSettings.DEFAULT.getExecutor());
-        assertEquals(Optional.empty(), RunSettings.DEFAULT.getRandom());
-        assertEquals(Optional.empty(), RunSettings.DEFAULT.getCheckpointing());
-        assertEquals(Optional.empty(), RunSettings.DEFAULT.getControl());
-        assertEquals(10_000, RunSettings.DEFAULT.getExecutionHistoryLimit());
-        assertThrows(IllegalArgumentException.class, () -> RunSettings.builder().runId(" ").build());
-        assertThrows(IllegalArgumentException.class, () -> RunSettings.builder().executionHistoryLimit(-1).build());
+        assertEquals(Optional.empty(), JavaRunOptions.DEFAULT.getRunId());
+        assertEquals(Optional.empty(), JavaRunOptions.DEFAULT.getExecutor());
+        assertEquals(Optional.empty(), JavaRunOptions.DEFAULT.getRandom());
+        assertEquals(Optional.empty(), JavaRunOptions.DEFAULT.getCheckpointing());
+        assertEquals(Optional.empty(), JavaRunOptions.DEFAULT.getControl());
+        assertEquals(10_000, JavaRunOptions.DEFAULT.getExecutionHistoryLimit());
+        assertThrows(IllegalArgumentException.class, () -> JavaRunOptions.builder().runId(" ").build());
+        assertThrows(IllegalArgumentException.class, () -> JavaRunOptions.builder().executionHistoryLimit(-1).build());
     }
 }

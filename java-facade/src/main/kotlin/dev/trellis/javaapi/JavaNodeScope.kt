@@ -9,7 +9,8 @@ import kotlin.coroutines.CoroutineContext
 
 /**
  * What a node of a [JavaGraph] sees while it runs: the state at its start, its identity, and ways to write
- * state and stream custom events. The Java form of the runtime's `NodeScope`.
+ * state and stream custom events. The Java twin of the graph model's `NodeScope`, whose `emit` suspends
+ * (`docs/java.md`).
  *
  * Writes are buffered and applied atomically when the node completes; a failed or cancelled attempt applies
  * nothing. Reads see the state at the attempt's start with the node's own writes applied. A context is
@@ -22,7 +23,7 @@ import kotlin.coroutines.CoroutineContext
  * });
  * ```
  */
-public class NodeContext internal constructor(
+public class JavaNodeScope internal constructor(
     private val scope: NodeScope,
     /** The node coroutine's context: its job and dispatcher. */
     private val coroutineContext: CoroutineContext,
@@ -115,7 +116,7 @@ public class NodeContext internal constructor(
      * Pauses the run for human input. The first time, this throws (let it propagate: do not catch it): the
      * attempt ends without its writes, and the run ends `INTERRUPTED` with [payload] in its result and a
      * checkpoint. When the run is resumed with an answer ([TrellisRunner.resumeAsync]), the node runs again
-     * from its start and this call returns the answer. Needs [RunSettings.Builder.checkpointing] to resume.
+     * from its start and this call returns the answer. Needs [JavaRunOptions.Builder.checkpointing] to resume.
      *
      * ```java
      * String answer = ctx.interrupt("Publish the draft? (yes/no)");
@@ -124,5 +125,5 @@ public class NodeContext internal constructor(
      */
     public fun interrupt(payload: String): String = scope.interrupt(payload)
 
-    override fun toString(): String = "NodeContext(${scope.nodeId}#${scope.executionCount}, attempt=${scope.attempt})"
+    override fun toString(): String = "JavaNodeScope(${scope.nodeId}#${scope.executionCount}, attempt=${scope.attempt})"
 }

@@ -4,21 +4,21 @@ import dev.trellis.graph.NodeWrites
 import dev.trellis.graph.State
 
 /**
- * Wraps the attempts of nodes, from Java: logging, redaction, metering, fallbacks — the Java form of the runtime's
- * `NodeInterceptor` (`docs/semantics.md` §13, `docs/java.md`).
+ * Wraps the attempts of nodes, from Java: logging, redaction, metering, fallbacks — the Java twin of the graph
+ * model's `NodeInterceptor`, whose `intercept` suspends (`docs/semantics.md` §13, `docs/java.md`).
  *
- * It may block: it runs on the graph's executor (for one installed with `RunSettings`, the default executor), and
+ * It may block: it runs on the graph's executor (for one installed with `JavaRunOptions`, the default executor), and
  * [Chain.proceed] blocks until the rest of the chain — the next interceptor, or the node's body, which runs where it
  * always does — has finished. It may call `proceed` zero or more times, change the writes it gets back, throw to fail
  * the attempt (the node's retry policy applies), or return writes of its own without proceeding. What it returns is
  * what the attempt wrote. When the run is cancelled or the attempt times out, its thread is interrupted.
  *
  * Installed per graph (`JavaGraph.Builder.intercept(interceptor)`), per node (`intercept(nodeId, interceptor)`)
- * and per run (`RunSettings.Builder.intercept`); the first installed is the outermost, run-level ones wrap the
+ * and per run (`JavaRunOptions.Builder.intercept`); the first installed is the outermost, run-level ones wrap the
  * graph's, which wrap the node's.
  *
  * ```java
- * Interceptor timing = chain -> {
+ * JavaNodeInterceptor timing = chain -> {
  *     long started = System.nanoTime();
  *     try {
  *         return chain.proceed();
@@ -28,7 +28,7 @@ import dev.trellis.graph.State
  * };
  * ```
  */
-public fun interface Interceptor {
+public fun interface JavaNodeInterceptor {
     /** Runs one attempt of [chain]'s node, usually by calling [Chain.proceed]; returns the attempt's writes. */
     @Throws(Exception::class)
     public fun intercept(chain: Chain): NodeWrites
@@ -41,7 +41,7 @@ public fun interface Interceptor {
     public val wrapsMapTasks: Boolean get() = false
 
     /**
-     * One attempt of a node as an [Interceptor] sees it. Exceptions thrown by [proceed] are the node's (or a later
+     * One attempt of a node as an [JavaNodeInterceptor] sees it. Exceptions thrown by [proceed] are the node's (or a later
      * interceptor's), as they are: rethrow those you do not handle.
      */
     public interface Chain {
@@ -74,7 +74,7 @@ public fun interface Interceptor {
         public fun proceed(): NodeWrites
 
         /**
-         * Charges [amount] to the run's meter [meter] for this execution, like [NodeContext.charge]
+         * Charges [amount] to the run's meter [meter] for this execution, like [JavaNodeScope.charge]
          * (`docs/semantics.md` §13.4), e.g. after [proceed] from what the call cost.
          */
         public fun charge(meter: String, amount: Double)

@@ -18,14 +18,16 @@ import kotlin.random.asKotlinRandom
 
 /**
  * How a [TrellisRunner] runs its graph: where the run's loop and its nodes run, the run id, the clock
- * and random source of a run, where it saves checkpoints and what can drain it. The Java form of the runtime's `RunOptions`; immutable, built with [builder].
+ * and random source of a run, where it saves checkpoints and what can drain it. The Java twin of the runtime's
+ * `RunOptions`, which takes a `CoroutineDispatcher`, a `TimeSource` and a Kotlin `Random` (`docs/java.md`); immutable,
+ * built with [builder].
  *
  * ```java
- * RunSettings settings = RunSettings.builder().executor(myPool).runId("order-42").build();
+ * JavaRunOptions settings = JavaRunOptions.builder().executor(myPool).runId("order-42").build();
  * TrellisRunner runner = Trellis.runner(graph, settings);
  * ```
  */
-public class RunSettings private constructor(
+public class JavaRunOptions private constructor(
     internal val runIdOrNull: String?,
     internal val executorOrNull: Executor?,
     /** The wall clock of event timestamps. */
@@ -35,8 +37,8 @@ public class RunSettings private constructor(
     public val executionHistoryLimit: Int,
     internal val checkpointingOrNull: Checkpointing?,
     internal val controlOrNull: RunControl?,
-    /** The interceptors of every node of every run, outermost first (see [Interceptor]). */
-    public val interceptors: List<Interceptor>,
+    /** The interceptors of every node of every run, outermost first (see [JavaNodeInterceptor]). */
+    public val interceptors: List<JavaNodeInterceptor>,
     internal val cacheOrNull: NodeCache? = null,
     internal val budgetOrNull: Budget?,
     /** Whether a cancelled run runs its compensations, as a failed run does (`docs/semantics.md` §13.6). */
@@ -67,7 +69,7 @@ public class RunSettings private constructor(
     /** What watches every run, e.g. a `TrellisTelemetry` tracing it; empty (the default) for nothing. */
     public val instrumentation: Optional<RunInstrumentation> get() = Optional.ofNullable(instrumentationOrNull)
 
-    internal val options: RunOptions = RunOptions(
+    internal val runOptions: RunOptions = RunOptions(
         runId = runIdOrNull,
         dispatcher = executorOrNull?.asCoroutineDispatcher(),
         clock = clock,
@@ -85,13 +87,13 @@ public class RunSettings private constructor(
     public fun newBuilder(): Builder = Builder(this)
 
     override fun toString(): String =
-        "RunSettings(runId=$runIdOrNull, executor=$executorOrNull, clock=$clock, " +
+        "JavaRunOptions(runId=$runIdOrNull, executor=$executorOrNull, clock=$clock, " +
             "executionHistoryLimit=$executionHistoryLimit, " +
             "checkpointing=${checkpointingOrNull?.store}, control=$controlOrNull, interceptors=${interceptors.size}, " +
             "cache=$cacheOrNull, budget=$budgetOrNull, instrumentation=$instrumentationOrNull)"
 
-    /** Builds [RunSettings]; every setting is optional. */
-    public class Builder internal constructor(from: RunSettings?) {
+    /** Builds [JavaRunOptions]; every setting is optional. */
+    public class Builder internal constructor(from: JavaRunOptions?) {
         private var runId: String? = from?.runIdOrNull
         private var executor: Executor? = from?.executorOrNull
         private var clock: Clock = from?.clock ?: Clock.systemUTC()
@@ -138,7 +140,7 @@ public class RunSettings private constructor(
          * up, the first installed being the outermost. It runs on the default executor of blocking nodes (virtual
          * threads on JDK 21+, else a shared cached pool).
          */
-        public fun intercept(interceptor: Interceptor): Builder = apply { interceptors += interceptor }
+        public fun intercept(interceptor: JavaNodeInterceptor): Builder = apply { interceptors += interceptor }
 
         /**
          * Keeps the results of cached nodes (`NodeOptions.cache`) in [cache]: `new InMemoryNodeCache()`, or
@@ -174,7 +176,7 @@ public class RunSettings private constructor(
          *
          * @throws IllegalArgumentException for a blank run id or a negative history limit.
          */
-        public fun build(): RunSettings = RunSettings(
+        public fun build(): JavaRunOptions = JavaRunOptions(
             runId,
             executor,
             clock,
@@ -194,7 +196,7 @@ public class RunSettings private constructor(
     public companion object {
         /** The defaults: random run ids, the shared coroutine pool, the UTC system clock. */
         @JvmField
-        public val DEFAULT: RunSettings = Builder(null).build()
+        public val DEFAULT: JavaRunOptions = Builder(null).build()
 
         /** A builder starting from the defaults. */
         @JvmStatic

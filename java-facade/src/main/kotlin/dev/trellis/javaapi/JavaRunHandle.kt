@@ -6,15 +6,16 @@ import kotlinx.coroutines.future.asCompletableFuture
 import java.util.concurrent.CompletableFuture
 
 /**
- * A run started with [TrellisRunner.start]: [cancel] it, or wait for its [result].
+ * A run started with [TrellisRunner.start]: [cancel] it, or wait for its [result]. The Java twin of the runtime's
+ * `RunHandle`, whose result is a `Deferred` (`docs/java.md`).
  *
  * ```java
- * TrellisRun run = runner.start(input, event -> log.info("{}", event));
+ * JavaRunHandle run = runner.start(input, event -> log.info("{}", event));
  * run.cancel();                                  // running nodes are cancelled (blocking ones interrupted)
  * RunResult result = run.result().join();        // status CANCELLED
  * ```
  */
-public class TrellisRun internal constructor(private val handle: RunHandle) {
+public class JavaRunHandle internal constructor(private val handle: RunHandle) {
     private val result: CompletableFuture<RunResult> = handle.result.asCompletableFuture().also { future ->
         future.whenComplete { _, _ -> if (future.isCancelled) handle.cancel() }
     }
@@ -38,5 +39,5 @@ public class TrellisRun internal constructor(private val handle: RunHandle) {
     /** Whether the run has ended and its result is available. */
     public fun isDone(): Boolean = handle.isDone
 
-    override fun toString(): String = "TrellisRun(${handle.runId}, done=${handle.isDone})"
+    override fun toString(): String = "JavaRunHandle(${handle.runId}, done=${handle.isDone})"
 }

@@ -8,9 +8,9 @@ import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.runInterruptible
 
 /**
- * Undoes what one completed execution of a node did outside the state when the run fails afterwards (a saga) — the
- * Java form of the runtime's `Compensation` (`docs/semantics.md` §13.6). Declared with
- * `JavaGraph.Builder.compensate(nodeId, undo)`.
+ * Undoes what one completed execution of a node did outside the state when the run fails afterwards — the Java twin
+ * of the graph model's `Compensation`, which suspends (`docs/semantics.md` §13.6, `docs/java.md`). Declared with
+ * `JavaGraph.Builder.compensate(nodeId, compensation)`.
  *
  * When a run fails, the compensations of its completed executions run one at a time, in reverse completion order,
  * each at most once, each with the state as it was right after its execution. It may block: it runs on the graph's
@@ -21,21 +21,21 @@ import kotlinx.coroutines.runInterruptible
  * builder.compensate("book", state -> bookings.cancel(state.get(booking)));
  * ```
  */
-public fun interface Undo {
+public fun interface JavaCompensation {
     /** Undoes the execution that left [state] (the run's state right after its merge). */
     @Throws(Exception::class)
     public fun compensate(state: State)
 }
 
 /**
- * [undo] as a runtime compensation running on [dispatcher] (interrupted when the run is cancelled). Its exception is
+ * [compensation] as a runtime compensation running on [dispatcher] (interrupted when the run is cancelled). Its exception is
  * carried out of the dispatcher as a value, so that the run reports the very object it threw.
  */
-internal fun blockingCompensation(undo: Undo, dispatcher: CoroutineDispatcher): Compensation =
+internal fun blockingCompensation(compensation: JavaCompensation, dispatcher: CoroutineDispatcher): Compensation =
     Compensation { state ->
         val failure: Throwable? = runInterruptible(dispatcher) {
             try {
-                undo.compensate(state)
+                compensation.compensate(state)
                 null
             } catch (e: Throwable) {
                 e
