@@ -8,7 +8,7 @@ import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.trellis.checkpoint.InMemoryCheckpointStore;
 import dev.trellis.graph.Graph;
-import dev.trellis.javaapi.RunSettings;
+import dev.trellis.javaapi.JavaRunOptions;
 import dev.trellis.javaapi.Trellis;
 import dev.trellis.runtime.Checkpointing;
 import dev.trellis.runtime.RunEvent;
@@ -96,7 +96,7 @@ class SwarmJavaTest {
     @Test
     void aResumedRunGoesOnWithTheAgentThatHadControl() throws Exception {
         InMemoryCheckpointStore store = new InMemoryCheckpointStore();
-        RunSettings settings = RunSettings.builder().runId("ticket").checkpointing(new Checkpointing(store)).build();
+        JavaRunOptions settings = JavaRunOptions.builder().runId("ticket").checkpointing(new Checkpointing(store)).build();
         Refunds refunds = new Refunds();
         Tools tools = Tools.builder().add(refunds).requireApproval("refund").build();
         AiMessage refund = AiMessage.from(ToolExecutionRequest.builder()
