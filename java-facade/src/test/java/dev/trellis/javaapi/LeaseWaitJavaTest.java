@@ -27,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -85,6 +86,16 @@ class LeaseWaitJavaTest {
         RunResult paused = get(runner(store, Duration.ZERO).invokeAsync(Map.of("question", "q")));
         assertEquals(Status.INTERRUPTED, paused.getStatus());
         return paused.getRunId();
+    }
+
+    @Test
+    void aLeaseWaitIsKeptBySettingsAndMustNotBeNegative() {
+        Checkpointing checkpointing = new Checkpointing(new InMemoryCheckpointStore()).withLeaseWait(Duration.ofSeconds(45));
+        assertEquals(Duration.ofSeconds(45), checkpointing.getLeaseWait());
+        assertEquals(Duration.ZERO, new Checkpointing(new InMemoryCheckpointStore()).getLeaseWait());
+        IllegalArgumentException negative = assertThrows(
+            IllegalArgumentException.class, () -> checkpointing.withLeaseWait(Duration.ofSeconds(-1)));
+        assertTrue(negative.getMessage().contains("leaseWait must not be negative"), negative.getMessage());
     }
 
     @ParameterizedTest

@@ -98,8 +98,9 @@ class DocBlocksCompiledTest {
             .filterNot { compiled(it) }
             .map { "${it.doc}:${it.line} (```${it.language}) ${it.lines.first { l -> l.isNotBlank() }.trim()}" }
         withClue(
-            "These blocks appear in no test source (*/src/test/**/*.kt|*.java), compared line by line without leading " +
-                "whitespace or blank lines. Put each in a test that runs it, or fix the doc to show what a test runs:\n" +
+            "These blocks appear in no test source (*/src/test/**/*.kt|*.java), compared line by line without " +
+                "leading whitespace or blank lines. Put each in a test that runs it, or fix the doc to show what a " +
+                "test runs:\n" +
                 missing.joinToString("\n"),
         ) {
             missing.shouldBeEmpty()

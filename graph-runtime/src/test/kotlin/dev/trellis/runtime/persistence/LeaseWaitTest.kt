@@ -70,8 +70,10 @@ class LeaseWaitTest {
         override fun withZone(zone: ZoneId?): Clock = this
     }
 
-    private fun options(store: CheckpointStore, clock: Clock, wait: Duration, runId: String? = null) =
-        RunOptions(runId = runId, clock = clock, checkpointing = Checkpointing(store, owner = "resumer", leaseWait = wait))
+    private fun options(store: CheckpointStore, clock: Clock, wait: Duration, runId: String? = null): RunOptions {
+        val checkpointing = Checkpointing(store, owner = "resumer", leaseWait = wait)
+        return RunOptions(runId = runId, clock = clock, checkpointing = checkpointing)
+    }
 
     @Test
     fun `a resume waits until a crashed owner's lease lapsed, then takes the run over (virtual time)`() = runTest {

@@ -50,8 +50,8 @@ internal class RunLease(private val runId: String, private val config: Checkpoin
      * (`docs/persistence.md`, "Resuming after a crash"): after each refusal it waits until the holder's lease expires
      * by [clock] (at least [MIN_CLAIM_RETRY_MILLIS], at most what is left of the wait) and claims again. The store
      * judges every claim, so the run is never taken before the lease lapsed. When the wait is used up the last refusal
-     * is rethrown with the wait it outlasted ([RunOwnedException.waited]). Counting the wait by the pauses taken, not by
-     * a clock, ends it even under a clock that does not move.
+     * is rethrown with the wait it outlasted ([RunOwnedException.waited]). Counting the wait by the pauses taken, not
+     * by a clock, ends it even under a clock that does not move.
      */
     private suspend fun claimWaiting(): Lease {
         var left = config.leaseWait.toMillis()

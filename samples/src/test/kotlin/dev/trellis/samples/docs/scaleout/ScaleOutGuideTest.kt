@@ -42,7 +42,7 @@ class ScaleOutGuideTest {
 
             // Any process (no graph needed): submit, await, answer.
             val client = FleetClient(dataSource, schema)
-            val run = client.submit(Submission("research", 2, """{"question": "Why is the sky blue?"}""", runId = "q-42"))
+            val run = client.submit(Submission("research", 2, """{"question": "Why is the sky blue?"}""", "q-42"))
             val result = run.await()                                              // COMPLETED, FAILED or PAUSED
             if (result.status == FleetStatus.PAUSED) run.answer("yes")           // queued again, answered
             result.status shouldBe FleetStatus.PAUSED
