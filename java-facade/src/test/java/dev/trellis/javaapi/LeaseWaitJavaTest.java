@@ -40,7 +40,7 @@ import org.reactivestreams.FlowAdapters;
  * leases (one second), on the in-memory store and on SQLite.
  */
 class LeaseWaitJavaTest {
-    private static final Duration LEASE = Duration.ofSeconds(1);
+    private static final Duration LEASE = Duration.ofSeconds(2);
 
     private final Fixtures.Schema s = new Fixtures.Schema();
     private final List<Instant> approvedAt = new CopyOnWriteArrayList<>();
@@ -62,7 +62,7 @@ class LeaseWaitJavaTest {
             .build();
     }
 
-    /** A store with one-second leases: one instance for "memory", another process's view of one file for "sqlite". */
+    /** A store with two-second leases: one instance for "memory", another process's view of one file for "sqlite". */
     private CheckpointStore store(String kind, CheckpointStore shared) {
         if (kind.equals("memory")) return shared;
         return new SqliteCheckpointStore(dir.resolve("runs.db"), Clock.systemUTC(), LEASE);

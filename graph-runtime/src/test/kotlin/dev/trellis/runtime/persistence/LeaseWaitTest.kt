@@ -160,7 +160,7 @@ class LeaseWaitTest {
                 val graph = review(clock)
                 graph.invoke(options = options(db.store(), clock, Duration.ZERO, "r1")).status shouldBe
                     Status.INTERRUPTED
-                val liveStore = db.store(leaseDuration = Duration.ofSeconds(1))
+                val liveStore = db.store(leaseDuration = Duration.ofSeconds(3))
                 var live = liveStore.claim("r1", "live-worker")
                 val renewing = launch(Dispatchers.IO) {
                     while (isActive) {

@@ -256,7 +256,7 @@ class PersistenceGuideTest {
     }
 
     @Test
-    fun `a drained run is resumed like any other`() = runBlocking {
+    fun `a run with a control that drains on shutdown runs as any other`() = runBlocking {
         val store = InMemoryCheckpointStore()
         val id = "r-drain"
         val graph = graph("drained", Order) {

@@ -21,7 +21,7 @@ class SemanticsGuideTest {
     }
 
     private fun review(approveAt: Int) = graph("review", Doc) {
-        val write = node("write") { update(Doc.drafts) { it + 1 } }
+        val write = node("write") { set(Doc.drafts, get(Doc.drafts) + 1) }
         val review = node("review") { set(Doc.approved, get(Doc.drafts) >= get(Doc.approveAt)) }
         val publish = node("publish") { set(Doc.outcome, "published draft ${get(Doc.drafts)}") }
         val giveUp = node("giveUp") { set(Doc.outcome, "gave up after ${get(Doc.drafts)}") }
