@@ -14,7 +14,9 @@ import java.time.Duration
 class McpGuideTest {
     class Weather {
         @Tool("Current temperature in a city")
-        fun temperature(@P(name = "city", value = "the city") city: String): String = "21 C"
+        fun temperature(
+            @P(name = "city", value = "the city") city: String,
+        ): String = "21 C"
     }
 
     @Test
@@ -24,7 +26,7 @@ class McpGuideTest {
 
         // command, args: e.g. "npx", arrayOf("-y", "@modelcontextprotocol/server-filesystem", "/srv/docs")
         val result = McpTools.stdio(command, *args)
-            .initializationTimeout(Duration.ofSeconds(120))   // bounds start(): the server's own start-up
+            .initializationTimeout(Duration.ofSeconds(120)) // bounds start(): the server's own start-up
             .requestTimeout(Duration.ofSeconds(30))
             .start()
             .use { server ->

@@ -71,7 +71,9 @@ class AgentsGuideTest {
 
     class Weather {
         @Tool("Current temperature in a city")
-        fun temperature(@P(name = "city", value = "the city") city: String): String = "21 C"
+        fun temperature(
+            @P(name = "city", value = "the city") city: String,
+        ): String = "21 C"
     }
 
     /** What the mail tool sends. */
@@ -90,9 +92,9 @@ class AgentsGuideTest {
     @Test
     fun `tools come from annotated methods and from a specification with a function`() {
         val tools = Tools.builder()
-            .add(Weather())                                   // @Tool methods, specifications by LangChain4j
+            .add(Weather()) // @Tool methods, specifications by LangChain4j
             .add(mailSpec) { arguments -> mailer.send(arguments) } // a ToolSpecification and a ToolFunction
-            .requireApproval("sendMail")                      // a person approves each call first
+            .requireApproval("sendMail") // a person approves each call first
             .build()
         tools.specifications.map { it.name() } shouldContainExactly listOf("temperature", "sendMail")
     }
@@ -165,7 +167,9 @@ class AgentsGuideTest {
 
     class Search {
         @Tool("Searches the web")
-        fun search(@P(name = "query", value = "what to look for") query: String): String = "facts about $query"
+        fun search(
+            @P(name = "query", value = "what to look for") query: String,
+        ): String = "facts about $query"
     }
 
     object Doc : StateSchema("doc") {
@@ -198,8 +202,8 @@ class AgentsGuideTest {
         val llama = ScriptedChatModel.of("Sydney")
         val model = ScriptedChatModel.of("Canberra", "Sydney", "Canberra", "Melbourne", "Canberra")
         val judgeModel = ScriptedChatModel.of("[1]")
-        val vote = voting(listOf(gpt, claude, llama))                            // majority
-        val samples = voting(List(5) { model }, Decision.judge(judgeModel))      // 5 samples, a judge picks
+        val vote = voting(listOf(gpt, claude, llama)) // majority
+        val samples = voting(List(5) { model }, Decision.judge(judgeModel)) // 5 samples, a judge picks
         val result = vote.invoke(stateOf(VoteState.messages to listOf(Message.User("Capital of Australia?"))))
         println(result.state[VoteState.answer])
         result.state[VoteState.answer] shouldBe "Canberra"

@@ -48,7 +48,7 @@ class ObservabilityGuideTest {
         val out = System.out
         System.setOut(PrintStream(printed, true, Charsets.UTF_8))
         try {
-            val events = graph.events(input).toList()             // or collect them as you show them
+            val events = graph.events(input).toList() // or collect them as you show them
             RunTimeline.of(graph, events).writeHtml(Path.of("run.html"))
             println(graph.toMermaid(events.filterIsInstance<RunEvent.Terminal>().single().result)) // with statuses
         } finally {

@@ -99,7 +99,7 @@ class PersistenceGuideTest {
         val input = stateOf(Order.item to "books")
         val store = SqliteCheckpointStore(Path.of("runs.db"))
         val options = RunOptions(runId = "order-42", checkpointing = Checkpointing(store))
-        val paused = graph.invoke(input, options)            // INTERRUPTED: a node asked for input
+        val paused = graph.invoke(input, options) // INTERRUPTED: a node asked for input
 
         // later, in a new process (or after a crash):
         val result = graph.resume("order-42", RunOptions(checkpointing = Checkpointing(store)), "yes")
@@ -146,11 +146,11 @@ class PersistenceGuideTest {
         release.await()
         first.cancelAndJoin()
 
-        graph.resume(runId, options)                         // continue a crashed, drained or cancelled run
-        graph.resume(runId, options, "yes")                  // answer the single pending interrupt
-        graph.resume(runId, options, mapOf("approve" to "yes", "legal" to "ok"))  // answer several, by node id
-        graph.resumeEvents(runId, options)                   // the same as a cold Flow<RunEvent>
-        graph.resumeEvents(runId, options, "yes")            // ... answering the single pending interrupt
+        graph.resume(runId, options) // continue a crashed, drained or cancelled run
+        graph.resume(runId, options, "yes") // answer the single pending interrupt
+        graph.resume(runId, options, mapOf("approve" to "yes", "legal" to "ok")) // answer several, by node id
+        graph.resumeEvents(runId, options) // the same as a cold Flow<RunEvent>
+        graph.resumeEvents(runId, options, "yes") // ... answering the single pending interrupt
         ran.first() shouldBe "work"
         ran.drop(1).take(2) shouldContainExactly listOf("work", "ask yes")
         ran.drop(3).take(2).toSet() shouldBe setOf("approve yes", "legal ok")
@@ -235,7 +235,7 @@ class PersistenceGuideTest {
         val first = RunOptions(runId = runId, checkpointing = Checkpointing(store))
         runCatching { graph.invoke(stateOf(Order.item to "mugs"), first) }
 
-        val result = graph.retry(runId, options)     // Kotlin; graph.retryEvents(runId, options) as a Flow
+        val result = graph.retry(runId, options) // Kotlin; graph.retryEvents(runId, options) as a Flow
         result.status shouldBe Status.COMPLETED
         ran shouldContainExactly listOf("pack", "ship", "ship")
     }
@@ -246,7 +246,7 @@ class PersistenceGuideTest {
         val options = RunOptions(runId = "ticket-7", checkpointing = Checkpointing(store))
         val paused = review.invoke(options = options)
         check(paused.status == Status.INTERRUPTED)
-        println(paused.interrupts.single().payload)          // shown to a reviewer; the process may exit now
+        println(paused.interrupts.single().payload) // shown to a reviewer; the process may exit now
 
         // later, maybe in another process:
         val done = review.resume("ticket-7", RunOptions(checkpointing = Checkpointing(store)), "yes")
@@ -267,7 +267,7 @@ class PersistenceGuideTest {
         }
         val input = stateOf(Order.item to "cups")
         val control = RunControl()
-        control.drainOnShutdown()      // on SIGTERM / normal JVM exit: drain, wait up to 30 s for the runs to end
+        control.drainOnShutdown() // on SIGTERM / normal JVM exit: drain, wait up to 30 s for the runs to end
         graph.invoke(input, RunOptions(runId = id, control = control, checkpointing = Checkpointing(store)))
         control.activeRuns shouldBe 0
         graph.checkpoints(store, id).last().status shouldBe "COMPLETED"
@@ -283,8 +283,8 @@ class PersistenceGuideTest {
         val appData = buildJsonObject { put("user", "u-1") }
         val snapshot = graph.takeSnapshot(store, "r1", preset = SnapshotPreset.RESUMABLE, appData = appData)
         val json = snapshot.toJson()
-        val loaded = graph.loadSnapshot(json)              // validates, see below
-        val result = graph.resume(loaded, RunOptions())    // a new run continuing where r1 was
+        val loaded = graph.loadSnapshot(json) // validates, see below
+        val result = graph.resume(loaded, RunOptions()) // a new run continuing where r1 was
         result.status shouldBe Status.INTERRUPTED // approve asks again: a snapshot carries no answers
         result.interrupts.single().nodeId shouldBe "approve"
         loaded.appData["user"]?.jsonPrimitive?.content shouldBe "u-1"

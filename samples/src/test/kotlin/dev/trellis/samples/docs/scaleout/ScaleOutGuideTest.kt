@@ -38,13 +38,13 @@ class ScaleOutGuideTest {
             val worker = FleetWorker(dataSource, FleetWorkerOptions(schema = schema, concurrency = 32))
                 .register(research, version = 2)
                 .start()
-            Runtime.getRuntime().addShutdownHook(Thread { worker.shutdown() })   // stop claiming, drain, wait
+            Runtime.getRuntime().addShutdownHook(Thread { worker.shutdown() }) // stop claiming, drain, wait
 
             // Any process (no graph needed): submit, await, answer.
             val client = FleetClient(dataSource, schema)
             val run = client.submit(Submission("research", 2, """{"question": "Why is the sky blue?"}""", "q-42"))
-            val result = run.await()                                              // COMPLETED, FAILED or PAUSED
-            if (result.status == FleetStatus.PAUSED) run.answer("yes")           // queued again, answered
+            val result = run.await() // COMPLETED, FAILED or PAUSED
+            if (result.status == FleetStatus.PAUSED) run.answer("yes") // queued again, answered
             result.status shouldBe FleetStatus.PAUSED
             val done = run.await()
             done.status shouldBe FleetStatus.COMPLETED

@@ -29,10 +29,22 @@ class StoresGuideTest {
         val payloadJson = """{"scope":"trellis.run"}"""
         val store = SqliteCheckpointStore(Path.of("trellis.db"))
         var lease = store.claim("run-1", owner = "worker-${ProcessHandle.current().pid()}")
-        store.append(lease, CheckpointRecord("run-1", 1, null, "support-bot", 1, Instant.now(), "RUNNING",
-            CheckpointRecord.Kind.FULL, payloadJson))
-        lease = store.renew(lease)          // before lease.expiresAt
-        store.release(lease)                // when the run ends or this process stops working on it
+        store.append(
+            lease,
+            CheckpointRecord(
+                "run-1",
+                1,
+                null,
+                "support-bot",
+                1,
+                Instant.now(),
+                "RUNNING",
+                CheckpointRecord.Kind.FULL,
+                payloadJson,
+            ),
+        )
+        lease = store.renew(lease) // before lease.expiresAt
+        store.release(lease) // when the run ends or this process stops working on it
         store.latest("run-1")?.payload shouldBe payloadJson
         store.runs().single().owner shouldBe null
         store.close()
@@ -42,12 +54,14 @@ class StoresGuideTest {
     fun `the PostgreSQL store works through a HikariCP pool`() = runBlocking {
         val url = (TestPostgres.dataSource as PGSimpleDataSource).url
         val schema = TestPostgres.newSchema()
-        val pool = HikariDataSource(HikariConfig().apply {
-            jdbcUrl = url                // e.g. "jdbc:postgresql://db:5432/app?user=trellis"
-            maximumPoolSize = 32         // at most the store dispatcher's parallelism (Dispatchers.IO: 64)
-            connectionTimeout = 10_000   // ms a borrow may wait
-        })
-        val store = PostgresCheckpointStore(pool, schema)   // schema: "trellis" unless given
+        val pool = HikariDataSource(
+            HikariConfig().apply {
+                jdbcUrl = url // e.g. "jdbc:postgresql://db:5432/app?user=trellis"
+                maximumPoolSize = 32 // at most the store dispatcher's parallelism (Dispatchers.IO: 64)
+                connectionTimeout = 10_000 // ms a borrow may wait
+            },
+        )
+        val store = PostgresCheckpointStore(pool, schema) // schema: "trellis" unless given
         try {
             val lease = store.claim("run-1", "worker-1")
             store.release(lease)

@@ -6,7 +6,7 @@ import dev.trellis.graph.graph
 object Doc : StateSchema("doc", version = 2) {
     val draft = key("draft", default = "")
     val approved = key<String?>("approved", default = null)
-    val title = key("title", default = "")           // new in version 2
+    val title = key("title", default = "") // new in version 2
 }
 
 /** The review graph of `docs/persistence.md` at schema version 2: `approve` asks, the title is carried along. */

@@ -19,11 +19,11 @@ class TimeTravelGuideTest {
         val graph = drafts
         val store = InMemoryCheckpointStore()
         graph.invoke(options = RunOptions(runId = "r1", checkpointing = Checkpointing(store)))
-        val history = graph.checkpoints(store, "r1")      // List<CheckpointInfo>: sequence, status, full, createdAt…
-        val then = graph.stateAt(store, "r1", history[2].sequence)   // the State at that point (latest when null)
+        val history = graph.checkpoints(store, "r1") // List<CheckpointInfo>: sequence, status, full, createdAt…
+        val then = graph.stateAt(store, "r1", history[2].sequence) // the State at that point (latest when null)
         val formal = RunOptions(runId = "r1-formal", checkpointing = Checkpointing(store))
         val fork = graph.fork("r1", history[2].sequence, formal) {
-            it.with(Doc.tone, "formal")                    // edit the state before continuing
+            it.with(Doc.tone, "formal") // edit the state before continuing
         }
         then[Doc.steps] shouldContainExactly listOf("outline", "draft")
         fork.state[Doc.steps] shouldContainExactly listOf("outline", "draft", "polish formal")
