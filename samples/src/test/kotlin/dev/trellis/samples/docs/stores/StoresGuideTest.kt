@@ -29,20 +29,18 @@ class StoresGuideTest {
         val payloadJson = """{"scope":"trellis.run"}"""
         val store = SqliteCheckpointStore(Path.of("trellis.db"))
         var lease = store.claim("run-1", owner = "worker-${ProcessHandle.current().pid()}")
-        store.append(
-            lease,
-            CheckpointRecord(
-                "run-1",
-                1,
-                null,
-                "support-bot",
-                1,
-                Instant.now(),
-                "RUNNING",
-                CheckpointRecord.Kind.FULL,
-                payloadJson,
-            ),
+        val record = CheckpointRecord(
+            runId = "run-1",
+            sequence = 1,
+            parentSequence = null,
+            graphId = "support-bot",
+            schemaVersion = 1,
+            createdAt = Instant.now(),
+            status = "RUNNING",
+            kind = CheckpointRecord.Kind.FULL,
+            payload = payloadJson,
         )
+        store.append(lease, record)
         lease = store.renew(lease) // before lease.expiresAt
         store.release(lease) // when the run ends or this process stops working on it
         store.latest("run-1")?.payload shouldBe payloadJson
