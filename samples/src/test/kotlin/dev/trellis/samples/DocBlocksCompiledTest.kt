@@ -14,8 +14,8 @@ import kotlin.streams.asSequence
 /**
  * Every ```kotlin and ```java block of README.md and the docs folder is compiled: it appears, line by line, as a
  * contiguous run of lines of some test source file of the repository (a `.kt` or `.java` file under a module's
- * `src/test`), which the build compiles. Lines are compared with their leading whitespace trimmed, and blank lines are ignored, so a block may sit
- * indented inside a test function — where the test runs it and checks what it claims.
+ * `src/test`), which the build compiles. Lines are compared with their leading (and trailing) whitespace trimmed, and blank
+ * lines are ignored, so a block may sit indented inside a test function — where the test runs it and checks what it claims.
  */
 class DocBlocksCompiledTest {
     private val root: Path = Path.of("").toAbsolutePath().parent
@@ -98,9 +98,9 @@ class DocBlocksCompiledTest {
             .filterNot { compiled(it) }
             .map { "${it.doc}:${it.line} (```${it.language}) ${it.lines.first { l -> l.isNotBlank() }.trim()}" }
         withClue(
-            "These blocks appear in no test source (a .kt or .java file under a module's src/test), compared line by line without " +
-                "leading whitespace or blank lines. Put each in a test that runs it, or fix the doc to show what a " +
-                "test runs:\n" +
+            "These blocks appear in no test source (a .kt or .java file under a module's src/test), compared " +
+                "line by line without leading whitespace or blank lines. Put each in a test that runs it, or fix " +
+                "the doc to show what a test runs:\n" +
                 missing.joinToString("\n"),
         ) {
             missing.shouldBeEmpty()

@@ -20,7 +20,7 @@ class McpGuideTest {
     }
 
     @Test
-    fun `a ReAct agent calls a tool of an MCP server started for the runs`() = runBlocking {
+    fun `a ReAct agent calls a tool of an MCP server started for the runs`(): Unit = runBlocking {
         val model = ScriptedChatModel(Turn.Calls(listOf("add" to """{"a": 2, "b": 3}""")), Turn.Text("5"))
         val (command, args) = serverCommand()
 

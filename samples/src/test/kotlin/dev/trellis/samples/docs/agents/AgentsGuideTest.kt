@@ -63,7 +63,7 @@ class AgentsGuideTest {
     }
 
     @Test
-    fun `a chat node writes the answer and appends it to the conversation`() = runBlocking {
+    fun `a chat node writes the answer and appends it to the conversation`(): Unit = runBlocking {
         val result = qa.invoke(stateOf(Qa.question to "Why?"))
         result.state[Qa.answer] shouldBe "Because."
         result.state[Qa.history].last() shouldBe Message.Ai("Because.")
@@ -100,7 +100,7 @@ class AgentsGuideTest {
     }
 
     @Test
-    fun `a ReAct agent calls the tool, then answers`() = runBlocking {
+    fun `a ReAct agent calls the tool, then answers`(): Unit = runBlocking {
         val agent = reactAgent(model, Tools.from(Weather()), maxSteps = 5, system = "Use the tools; be brief.")
         val result = agent.invoke(stateOf(AgentState.messages to listOf(Message.User("Weather in Paris?"))))
         println(result.state[AgentState.answer])
@@ -113,7 +113,7 @@ class AgentsGuideTest {
     }
 
     @Test
-    fun `a ReAct agent runs as a subgraph node`() = runBlocking {
+    fun `a ReAct agent runs as a subgraph node`(): Unit = runBlocking {
         val agent = reactAgent(model, Tools.from(Weather()), maxSteps = 5)
         val plan = graph("plan", Plan) {
             val research = subgraph("agent", agent) {
@@ -132,7 +132,7 @@ class AgentsGuideTest {
     }
 
     @Test
-    fun `a router node lets the model pick the next node`() = runBlocking {
+    fun `a router node lets the model pick the next node`(): Unit = runBlocking {
         val model = ScriptedChatModel.of("billing")
         val graph = graph("support", Support) {
             val billing = node("billing") { set(Support.handled, "billing") }
@@ -148,7 +148,7 @@ class AgentsGuideTest {
     }
 
     @Test
-    fun `token meters charge every model call and a budget bounds them`() = runBlocking {
+    fun `token meters charge every model call and a budget bounds them`(): Unit = runBlocking {
         val model = ScriptedChatModel.builder()
             .answer(toolCall("temperature", """{"city": "Oslo"}""").withUsage(1_000, 100))
             .answer(text("5 C.").withUsage(1_200, 50))
@@ -178,7 +178,7 @@ class AgentsGuideTest {
     }
 
     @Test
-    fun `a supervisor delegates to a worker graph, then answers`() = runBlocking {
+    fun `a supervisor delegates to a worker graph, then answers`(): Unit = runBlocking {
         val model = ScriptedChatModel.builder()
             .answer(toolCall("writer", """{"task": "bees"}"""), text("Bees make honey."))
             .build()
@@ -196,7 +196,7 @@ class AgentsGuideTest {
     }
 
     @Test
-    fun `voting takes the majority of its models, or a judge's pick of samples`() = runBlocking {
+    fun `voting takes the majority of its models, or a judge's pick of samples`(): Unit = runBlocking {
         val gpt = ScriptedChatModel.of("Canberra")
         val claude = ScriptedChatModel.of("Canberra.")
         val llama = ScriptedChatModel.of("Sydney")
@@ -212,7 +212,7 @@ class AgentsGuideTest {
     }
 
     @Test
-    fun `a thread agent remembers the thread across runs`() = runBlocking {
+    fun `a thread agent remembers the thread across runs`(): Unit = runBlocking {
         val model = ScriptedChatModel.builder()
             .whenPrompt("I am Ann.", text("Hello Ann."))
             .whenPrompt("Who am I?") { request ->

@@ -42,7 +42,7 @@ class ObservabilityGuideTest {
     }
 
     @Test
-    fun `a run's timeline page is written from its events, and its Mermaid text shows the statuses`() = runBlocking {
+    fun `a run's timeline page is written from its events, and its Mermaid text shows the statuses`(): Unit = runBlocking {
         val input = stateOf(Research.question to "sky")
         val printed = ByteArrayOutputStream()
         val out = System.out
@@ -59,7 +59,7 @@ class ObservabilityGuideTest {
     }
 
     @Test
-    fun `the autoconfigured SDK traces runs through TrellisTelemetry`() = runBlocking {
+    fun `the autoconfigured SDK traces runs through TrellisTelemetry`(): Unit = runBlocking {
         for (signal in listOf("traces", "metrics", "logs")) System.setProperty("otel.$signal.exporter", "none")
         try {
             val sdk = AutoConfiguredOpenTelemetrySdk.initialize().openTelemetrySdk // or, with the agent, the global one

@@ -94,7 +94,7 @@ class PersistenceGuideTest {
     }
 
     @Test
-    fun `the opening example pauses a run and resumes it from another store instance`() = runBlocking {
+    fun `the opening example pauses a run and resumes it from another store instance`(): Unit = runBlocking {
         val graph = shipping
         val input = stateOf(Order.item to "books")
         val store = SqliteCheckpointStore(Path.of("runs.db"))
@@ -134,7 +134,7 @@ class PersistenceGuideTest {
     }
 
     @Test
-    fun `the resume calls continue a cancelled run, answer one interrupt, then several by node id`() = runBlocking {
+    fun `the resume calls continue a cancelled run, answer one interrupt, then several by node id`(): Unit = runBlocking {
         val graph = sequence
         val store = InMemoryCheckpointStore()
         val runId = "r-resume"
@@ -159,7 +159,7 @@ class PersistenceGuideTest {
     }
 
     @Test
-    fun `a resume with a lease wait takes over a crashed owner's run once its lease lapsed`() = runBlocking {
+    fun `a resume with a lease wait takes over a crashed owner's run once its lease lapsed`(): Unit = runBlocking {
         val dir = Files.createTempDirectory("lease-wait")
         val store = SqliteCheckpointStore(dir.resolve("runs.db"), Clock.systemUTC(), Duration.ofSeconds(1))
         val runId = "order-8"
@@ -194,7 +194,7 @@ class PersistenceGuideTest {
     }
 
     @Test
-    fun `a run whose store stays unreachable stops resumable and is resumed later`() = runBlocking {
+    fun `a run whose store stays unreachable stops resumable and is resumed later`(): Unit = runBlocking {
         val store = OutageStore(InMemoryCheckpointStore())
         val graph = graph("outage", Order) {
             val pack = node("pack") {
@@ -218,7 +218,7 @@ class PersistenceGuideTest {
     }
 
     @Test
-    fun `retry continues a failed run from its last checkpoint before the failure`() = runBlocking {
+    fun `retry continues a failed run from its last checkpoint before the failure`(): Unit = runBlocking {
         val failures = AtomicInteger()
         val graph = graph("flaky", Order) {
             val pack = node("pack") { ran += "pack" }
@@ -241,7 +241,7 @@ class PersistenceGuideTest {
     }
 
     @Test
-    fun `the review example pauses on approve, and the answer sends the draft`() = runBlocking {
+    fun `the review example pauses on approve, and the answer sends the draft`(): Unit = runBlocking {
         val store = InMemoryCheckpointStore()
         val options = RunOptions(runId = "ticket-7", checkpointing = Checkpointing(store))
         val paused = review.invoke(options = options)
@@ -256,7 +256,7 @@ class PersistenceGuideTest {
     }
 
     @Test
-    fun `a run with a control that drains on shutdown runs as any other`() = runBlocking {
+    fun `a run with a control that drains on shutdown runs as any other`(): Unit = runBlocking {
         val store = InMemoryCheckpointStore()
         val id = "r-drain"
         val graph = graph("drained", Order) {
@@ -275,7 +275,7 @@ class PersistenceGuideTest {
     }
 
     @Test
-    fun `a snapshot leaves the store as JSON and resumes as a new run`() = runBlocking {
+    fun `a snapshot leaves the store as JSON and resumes as a new run`(): Unit = runBlocking {
         val graph = review
         val store = InMemoryCheckpointStore()
         graph.invoke(options = RunOptions(runId = "r1", checkpointing = Checkpointing(store))).status shouldBe
@@ -292,7 +292,7 @@ class PersistenceGuideTest {
     }
 
     @Test
-    fun `a migration brings a version 1 checkpoint to version 2`() = runBlocking {
+    fun `a migration brings a version 1 checkpoint to version 2`(): Unit = runBlocking {
         val store = InMemoryCheckpointStore()
         reviewV1.invoke(options = RunOptions(runId = "ticket-7", checkpointing = Checkpointing(store))).status shouldBe
             Status.INTERRUPTED

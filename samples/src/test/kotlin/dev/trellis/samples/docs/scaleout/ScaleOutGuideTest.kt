@@ -30,7 +30,7 @@ class ScaleOutGuideTest {
     }
 
     @Test
-    fun `a worker runs a submitted run, which pauses on its interrupt and completes once answered`() = runBlocking {
+    fun `a worker runs a submitted run, which pauses on its interrupt and completes once answered`(): Unit = runBlocking {
         val dataSource = TestPostgres.dataSource
         val schema = TestPostgres.newSchema()
         try {

@@ -35,7 +35,7 @@ class SemanticsGuideTest {
     }
 
     @Test
-    fun `first match takes the first condition that holds, else the default target`() = runBlocking {
+    fun `first match takes the first condition that holds, else the default target`(): Unit = runBlocking {
         review(approveAt = 2).invoke(stateOf(Doc.approveAt to 2)).state[Doc.outcome] shouldBe "published draft 2"
         review(approveAt = 9).invoke(stateOf(Doc.approveAt to 9)).state[Doc.outcome] shouldBe "gave up after 3"
     }
@@ -46,7 +46,7 @@ class SemanticsGuideTest {
     }
 
     @Test
-    fun `an error route takes a node's failure, and a default route every other node's`() = runBlocking {
+    fun `an error route takes a node's failure, and a default route every other node's`(): Unit = runBlocking {
         val graph = graph("research", Research) {
             val search = node("search") { error("search API is down") }
             val fallback = node("fallback") { set(Research.answer, "cached (${get(Research.searchError)?.message})") }

@@ -25,7 +25,7 @@ class StoresGuideTest {
     }
 
     @Test
-    fun `a process claims a run, appends a checkpoint under its lease, renews and releases it`() = runBlocking {
+    fun `a process claims a run, appends a checkpoint under its lease, renews and releases it`(): Unit = runBlocking {
         val payloadJson = """{"scope":"trellis.run"}"""
         val store = SqliteCheckpointStore(Path.of("trellis.db"))
         var lease = store.claim("run-1", owner = "worker-${ProcessHandle.current().pid()}")
@@ -49,7 +49,7 @@ class StoresGuideTest {
     }
 
     @Test
-    fun `the PostgreSQL store works through a HikariCP pool`() = runBlocking {
+    fun `the PostgreSQL store works through a HikariCP pool`(): Unit = runBlocking {
         val url = (TestPostgres.dataSource as PGSimpleDataSource).url
         val schema = TestPostgres.newSchema()
         val pool = HikariDataSource(

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test
 /** The time travel example of `docs/persistence.md`, as the guide shows it, run and checked. */
 class TimeTravelGuideTest {
     @Test
-    fun `time travel lists a run's checkpoints, reads the state at one and forks from it`() = runBlocking {
+    fun `time travel lists a run's checkpoints, reads the state at one and forks from it`(): Unit = runBlocking {
         val graph = drafts
         val store = InMemoryCheckpointStore()
         graph.invoke(options = RunOptions(runId = "r1", checkpointing = Checkpointing(store)))
