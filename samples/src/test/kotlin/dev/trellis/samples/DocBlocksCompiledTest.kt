@@ -14,8 +14,9 @@ import kotlin.streams.asSequence
 /**
  * Every ```kotlin and ```java block of README.md and the docs folder is compiled: it appears, line by line, as a
  * contiguous run of lines of some test source file of the repository (a `.kt` or `.java` file under a module's
- * `src/test`), which the build compiles. Lines are compared with their leading (and trailing) whitespace trimmed, and blank
- * lines are ignored, so a block may sit indented inside a test function — where the test runs it and checks what it claims.
+ * `src/test`), which the build compiles. Lines are compared with their leading (and trailing) whitespace trimmed,
+ * and blank lines are ignored, so a block may sit indented inside a test function — where the test runs it and checks
+ * what it claims.
  */
 class DocBlocksCompiledTest {
     private val root: Path = Path.of("").toAbsolutePath().parent
