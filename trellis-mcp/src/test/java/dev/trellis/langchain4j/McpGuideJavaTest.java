@@ -37,6 +37,7 @@ class McpGuideJavaTest {
         try (McpTools mcp = McpTools.stdio(command, args)    // e.g. "npx", "-y", "@modelcontextprotocol/server-filesystem", ...
                 .initializationTimeout(Duration.ofSeconds(120))
                 .requestTimeout(Duration.ofSeconds(30))
+                .only("add", "crash")                           // the server's tools offered to the model
                 .start()) {
             Tools tools = mcp.addTo(Tools.builder().add(new Weather())).requireApproval("crash").build();
             Graph agent = ReactAgent.builder(model).tools(tools).build();

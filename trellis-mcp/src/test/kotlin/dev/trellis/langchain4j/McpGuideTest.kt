@@ -28,6 +28,7 @@ class McpGuideTest {
         val result = McpTools.stdio(command, *args)
             .initializationTimeout(Duration.ofSeconds(120)) // bounds start(): the server's own start-up
             .requestTimeout(Duration.ofSeconds(30))
+            .only("add", "crash") // the server's tools offered to the model
             .start()
             .use { server ->
                 val tools = server.addTo(Tools.builder().add(Weather())).requireApproval("crash").build()
