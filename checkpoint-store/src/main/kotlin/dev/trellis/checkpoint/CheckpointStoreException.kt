@@ -1,5 +1,6 @@
 package dev.trellis.checkpoint
 
+import java.time.Duration
 import java.time.Instant
 
 /** A [CheckpointStore] operation could not be carried out; the message says why and what to do. */
@@ -8,8 +9,11 @@ public open class CheckpointStoreException @JvmOverloads constructor(message: St
 
 /**
  * [CheckpointStore.claim] found [runId] held by another [owner] whose lease runs until [leaseExpiresAt].
+ *
+ * A claimant that waited for the lease to lapse (a run's `Checkpointing.leaseWait`) and found it renewed all along
+ * gets this exception with [waited] set to how long it waited: the owner is alive.
  */
-public class RunOwnedException(
+public class RunOwnedException @JvmOverloads constructor(
     /** The run that could not be claimed. */
     public val runId: String,
     /** The owner that asked. */
@@ -18,11 +22,20 @@ public class RunOwnedException(
     public val owner: String,
     /** When the holder's lease lapses unless renewed. */
     public val leaseExpiresAt: Instant,
-) : CheckpointStoreException(
-        "Run '$runId' is owned by '$owner' with a lease valid until $leaseExpiresAt; '$claimant' cannot claim it. " +
+    /** How long the claimant waited for the lease to lapse before giving up; zero when it did not wait. */
+    public val waited: Duration = Duration.ZERO,
+) : CheckpointStoreException(ownedMessage(runId, claimant, owner, leaseExpiresAt, waited))
+
+private fun ownedMessage(runId: String, claimant: String, owner: String, until: Instant, waited: Duration): String =
+    if (waited.isZero || waited.isNegative) {
+        "Run '$runId' is owned by '$owner' with a lease valid until $until; '$claimant' cannot claim it. " +
             "Only one process may write a run: wait until the lease expires (a crashed owner stops renewing it) or " +
-            "is released, then claim again; or run it under the owner id '$owner' if this process replaces it.",
-    )
+            "is released, then claim again; or run it under the owner id '$owner' if this process replaces it."
+    } else {
+        "Run '$runId' is still owned by '$owner' (lease valid until $until) after '$claimant' waited $waited for " +
+            "the lease to lapse: its owner is alive and renews it. Let that process finish or stop it, or wait " +
+            "longer (a larger lease wait); run it under the owner id '$owner' only if this process replaces it."
+    }
 
 /**
  * A write with a [Lease] whose epoch is no longer the run's current one: another process took over the run (or the

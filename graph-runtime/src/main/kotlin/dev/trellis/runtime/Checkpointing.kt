@@ -3,6 +3,7 @@ package dev.trellis.runtime
 import dev.trellis.checkpoint.CheckpointStore
 import kotlinx.serialization.json.JsonObject
 import java.lang.management.ManagementFactory
+import java.time.Duration
 import java.util.UUID
 
 /**
@@ -32,11 +33,28 @@ public class Checkpointing @JvmOverloads constructor(
     public val fullSnapshotEvery: Int = 100,
     /** Migrations of old state schema versions, applied in order when a checkpoint is loaded. */
     public val migrations: List<StateMigration> = emptyList(),
+    /**
+     * How long a claim of the run waits, at most, for a lease another owner holds to lapse — a crashed process's,
+     * which nobody renews — before it takes the run over; zero (the default) refuses at once with
+     * [dev.trellis.checkpoint.RunOwnedException]. The store decides each claim, so the run is never taken before the
+     * lease lapsed; an owner that keeps renewing is alive, and after this wait the claim fails with
+     * `RunOwnedException` naming it and the wait (`docs/persistence.md`, "Resuming after a crash").
+     */
+    public val leaseWait: Duration = Duration.ZERO,
 ) {
     init {
         require(fullSnapshotEvery >= 1) { "fullSnapshotEvery must be at least 1, but was $fullSnapshotEvery." }
         require(owner.isNotBlank()) { "The checkpoint owner must not be blank; it identifies the writing process." }
+        require(!leaseWait.isNegative) { "leaseWait must not be negative, but was $leaseWait; pass zero not to wait." }
     }
+
+    /**
+     * This checkpointing with [leaseWait] in place of its own, every other setting kept: how a process that resumes
+     * a crashed run waits for the dead owner's lease to lapse,
+     * `new Checkpointing(store).withLeaseWait(Duration.ofMinutes(1))` from Java.
+     */
+    public fun withLeaseWait(leaseWait: Duration): Checkpointing =
+        Checkpointing(store, mode, owner, fullSnapshotEvery, migrations, leaseWait)
 
     /** When checkpoints are saved. */
     public enum class Mode {

@@ -209,7 +209,8 @@ public class TrellisRunner internal constructor(
      * Continues run [runId] from its latest checkpoint in the options' checkpoint store: completed nodes do
      * not run again; nodes that were running when it stopped (crash, drain, interrupt) run again. Same
      * cancellation and failure rules as [invokeAsync]; a run that already ended fails the future with
-     * `IllegalStateException` (fork it instead).
+     * `IllegalStateException` (fork it instead). A run another process holds fails it with `RunOwnedException`, at
+     * once or after `Checkpointing.withLeaseWait(wait)` for a crashed owner's lease to lapse (`docs/persistence.md`).
      *
      * @throws IllegalStateException when the options have no checkpointing.
      */

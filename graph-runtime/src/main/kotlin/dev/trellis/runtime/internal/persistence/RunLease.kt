@@ -2,6 +2,7 @@ package dev.trellis.runtime.internal.persistence
 
 import dev.trellis.checkpoint.FencedOutException
 import dev.trellis.checkpoint.Lease
+import dev.trellis.checkpoint.RunOwnedException
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.internal.rethrowIfFatal
 import kotlinx.coroutines.currentCoroutineContext
@@ -35,12 +36,38 @@ internal class RunLease(private val runId: String, private val config: Checkpoin
 
     /** Claims the run's lease; with [timedRenewal] (a run in real time), [LeaseRenewal] renews it until [release]. */
     suspend fun claim(timedRenewal: Boolean) {
-        val claimed = config.store.claim(runId, config.owner)
+        val claimed = claimWaiting()
         held.set(claimed)
         if (timedRenewal) {
             val interval = renewalInterval(claimed)
             renewalDue = System.nanoTime() + interval
             LeaseRenewal.hold(this, interval)
+        }
+    }
+
+    /**
+     * Claims the run, waiting up to [Checkpointing.leaseWait] in all for a lease another owner holds to lapse
+     * (`docs/persistence.md`, "Resuming after a crash"): after each refusal it waits until the holder's lease expires
+     * by [clock] (at least [MIN_CLAIM_RETRY_MILLIS], at most what is left of the wait) and claims again. The store
+     * judges every claim, so the run is never taken before the lease lapsed. When the wait is used up the last refusal
+     * is rethrown with the wait it outlasted ([RunOwnedException.waited]). Counting the wait by the pauses taken, not
+     * by a clock, ends it even under a clock that does not move.
+     */
+    private suspend fun claimWaiting(): Lease {
+        var left = config.leaseWait.toMillis()
+        while (true) {
+            try {
+                return config.store.claim(runId, config.owner)
+            } catch (e: RunOwnedException) {
+                if (config.leaseWait.isZero) throw e
+                if (left <= 0) {
+                    throw RunOwnedException(e.runId, e.claimant, e.owner, e.leaseExpiresAt, config.leaseWait)
+                }
+                val untilLapse = Duration.between(Instant.now(clock), e.leaseExpiresAt).toMillis() + LAPSE_MARGIN_MILLIS
+                val pause = minOf(maxOf(untilLapse, MIN_CLAIM_RETRY_MILLIS), left)
+                delay(pause)
+                left -= pause
+            }
         }
     }
 
@@ -111,6 +138,12 @@ internal class RunLease(private val runId: String, private val config: Checkpoin
         return maxOf(left.toNanos() / 2, MIN_RENEWAL_NANOS)
     }
 }
+
+/** How often, at most, a claim waiting for another owner's lease to lapse tries again: every 50 ms. */
+private const val MIN_CLAIM_RETRY_MILLIS = 50L
+
+/** How long after the holder's lease expires (by the run's clock) a waiting claim tries again: 10 ms. */
+private const val LAPSE_MARGIN_MILLIS = 10L
 
 /** How soon a renewal that failed for a reason that may pass is tried again: 250 ms. */
 private const val RENEWAL_RETRY_NANOS = 250_000_000L
