@@ -75,7 +75,7 @@ class LeaseWaitJavaTest {
 
     private TrellisRunner runner(CheckpointStore store, Duration leaseWait) {
         Checkpointing checkpointing = new Checkpointing(store).withLeaseWait(leaseWait);
-        return Trellis.runner(approval(), RunSettings.builder().checkpointing(checkpointing).build());
+        return Trellis.runner(approval(), JavaRunOptions.builder().checkpointing(checkpointing).build());
     }
 
     private static <T> T get(CompletableFuture<T> future) throws Exception {

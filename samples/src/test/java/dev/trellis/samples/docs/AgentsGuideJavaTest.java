@@ -12,7 +12,7 @@ import dev.trellis.graph.StateKey;
 import dev.trellis.graph.StateSchema;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
-import dev.trellis.javaapi.RunSettings;
+import dev.trellis.javaapi.JavaRunOptions;
 import dev.trellis.javaapi.Trellis;
 import dev.trellis.langchain4j.AgentState;
 import dev.trellis.langchain4j.ChatActions;
@@ -101,7 +101,7 @@ class AgentsGuideJavaTest {
 
         TokenMeters meters = TokenMeters.builder().tokens("tokens").cost("usd", TokenPrice.perMillionTokens(3.0, 15.0)).build();
         Graph agent = ReactAgent.builder(model).tools(tools).meters(meters).build();
-        RunResult result = Trellis.runner(agent, RunSettings.builder().budget(new Budget().withMeter("usd", 0.5)).build())
+        RunResult result = Trellis.runner(agent, JavaRunOptions.builder().budget(new Budget().withMeter("usd", 0.5)).build())
             .invoke(input);
         assertEquals(1_100.0, result.getMeters().get("tokens"));
         assertEquals((1_000 * 3.0 + 100 * 15.0) / 1_000_000, result.getMeters().get("usd"), 1e-12);

@@ -22,15 +22,15 @@ import dev.trellis.javaapi.AsyncAgent;
 import dev.trellis.javaapi.AsyncAgentScope;
 import dev.trellis.javaapi.AsyncCheckpointStore;
 import dev.trellis.javaapi.Failures;
-import dev.trellis.javaapi.Interceptor;
+import dev.trellis.javaapi.JavaNodeInterceptor;
 import dev.trellis.javaapi.JacksonKeys;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
 import dev.trellis.javaapi.NodeOptions;
-import dev.trellis.javaapi.RetryPolicy;
-import dev.trellis.javaapi.RunSettings;
+import dev.trellis.graph.Retry;
+import dev.trellis.javaapi.JavaRunOptions;
 import dev.trellis.javaapi.Trellis;
-import dev.trellis.javaapi.TrellisRun;
+import dev.trellis.javaapi.JavaRunHandle;
 import dev.trellis.javaapi.TrellisRunner;
 import dev.trellis.opentelemetry.TrellisTelemetry;
 import dev.trellis.runtime.CheckpointInfo;
@@ -140,7 +140,7 @@ class JavaGuideTest {
             .blockingNode("fetch", ctx -> ctx.set(notes, List.of(download(ctx.get(url)))))   // blocks: on the executor
             .asyncNode("embed", ctx -> embedder.embedAsync(ctx.get(notes)).thenAccept(v -> ctx.set(vector, v)))
             .node("count", ctx -> ctx.update(count, c -> c + 1),                              // quick: inline
-                NodeOptions.retry(RetryPolicy.exponential(3, Duration.ofMillis(200))).withTimeout(Duration.ofSeconds(30)))
+                NodeOptions.retry(Retry.exponential(3, Duration.ofMillis(200))).withTimeout(Duration.ofSeconds(30)))
             .start("fetch")
             .edge("fetch", "embed")
             .edge("embed", "count")
@@ -209,7 +209,7 @@ class JavaGuideTest {
             .start("search")
             .edge("search", "write");
 
-        Interceptor timing = chain -> {
+        JavaNodeInterceptor timing = chain -> {
             long started = System.nanoTime();
             try {
                 return chain.proceed();                       // the node's writes, as NodeWrites
@@ -219,7 +219,7 @@ class JavaGuideTest {
         };
         builder.intercept(timing)                                          // every node of the graph
                .intercept("search", chain -> chain.proceed().map(notes, n -> redact(n)));  // one node
-        RunSettings settings = RunSettings.builder().intercept(timing).build();           // every node of every run
+        JavaRunOptions settings = JavaRunOptions.builder().intercept(timing).build();           // every node of every run
 
         RunResult result = Trellis.runner(builder.build(), settings).invoke(Map.of());
         assertEquals(List.of("the *** is out", "written"), result.getState().get(notes));
@@ -249,7 +249,7 @@ class JavaGuideTest {
         CompletableFuture<RunResult> done = runner.invokeAsync(Map.of("url", "https://example.com"));
         Flow.Publisher<RunEvent> events = runner.events(input);                               // JDK Flow
         org.reactivestreams.Publisher<RunEvent> rs = runner.reactiveEvents(input);            // Reactor, RxJava, Mutiny
-        TrellisRun run = runner.start(input, event -> log.info("{}", event));                 // callbacks
+        JavaRunHandle run = runner.start(input, event -> log.info("{}", event));                 // callbacks
         run.cancel();
         RunResult cancelled = run.result().join();                                            // status CANCELLED
 
@@ -279,7 +279,7 @@ class JavaGuideTest {
         JavaGraph.Builder builder = JavaGraph.builder("publish", schema);
         String runId;
         try (SqliteCheckpointStore before = new SqliteCheckpointStore(Path.of("runs.db"))) {
-            TrellisRunner first = Trellis.runner(graph, RunSettings.builder().checkpointing(new Checkpointing(before)).build());
+            TrellisRunner first = Trellis.runner(graph, JavaRunOptions.builder().checkpointing(new Checkpointing(before)).build());
             runId = first.invoke(input).getRunId();
             first.resumeAsync(runId, "no").join();
         }
@@ -295,7 +295,7 @@ class JavaGuideTest {
         RunControl control = new RunControl();
         control.drainOnShutdown();                                               // SIGTERM: drain, checkpoint, end INTERRUPTED
         TrellisRunner runner = Trellis.runner(graph,
-            RunSettings.builder().checkpointing(new Checkpointing(store)).control(control).build());
+            JavaRunOptions.builder().checkpointing(new Checkpointing(store)).control(control).build());
 
         // A node asks a human: the first time, ctx.interrupt(...) ends the run INTERRUPTED (let it propagate).
         builder.node("approve", ctx -> {
@@ -367,7 +367,7 @@ class JavaGuideTest {
         }
 
         TrellisRunner runner = Trellis.runner(graph,
-            RunSettings.builder().checkpointing(new Checkpointing(new AuditedStore().asCheckpointStore())).build());
+            JavaRunOptions.builder().checkpointing(new Checkpointing(new AuditedStore().asCheckpointStore())).build());
         RunResult result = runner.invoke(Map.of());
         assertEquals(1, result.getState().get(count));
         assertTrue(audit.lines.get(0).startsWith("run " + result.getRunId() + " checkpoint 1 RUNNING"), audit.lines.toString());
@@ -387,7 +387,7 @@ class JavaGuideTest {
         Map<String, Object> input = Map.of();
 
         TrellisTelemetry telemetry = new TrellisTelemetry(openTelemetry);   // e.g. AutoConfiguredOpenTelemetrySdk
-        RunSettings settings = RunSettings.builder()
+        JavaRunOptions settings = JavaRunOptions.builder()
             .checkpointing(new Checkpointing(telemetry.instrument(new SqliteCheckpointStore(path))))
             .instrumentation(telemetry)
             .build();

@@ -15,7 +15,7 @@ import dev.trellis.graph.StateSchema;
 import dev.trellis.javaapi.AsyncCheckpointStore;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
-import dev.trellis.javaapi.RunSettings;
+import dev.trellis.javaapi.JavaRunOptions;
 import dev.trellis.javaapi.Trellis;
 import dev.trellis.javaapi.TrellisRunner;
 import dev.trellis.runtime.CheckpointInfo;
@@ -73,7 +73,7 @@ class PersistenceGuideJavaTest {
     void theOpeningExamplePausesARunAndResumesItWithTheAnswer() throws Exception {
         Map<String, Object> input = Map.of("item", "books");
         CheckpointStore store = new SqliteCheckpointStore(Path.of("runs.db"));
-        RunSettings settings = RunSettings.builder().checkpointing(new Checkpointing(store)).build();
+        JavaRunOptions settings = JavaRunOptions.builder().checkpointing(new Checkpointing(store)).build();
         RunResult paused = Trellis.runner(graph, settings.newBuilder().runId("order-42").build()).invoke(input);
 
         // later, in a new process (or after a crash):
@@ -87,14 +87,14 @@ class PersistenceGuideJavaTest {
     @Test
     void aResumeWithALeaseWaitTakesOverACrashedOwnersRunOnceItsLeaseLapsed() throws Exception {
         CheckpointStore store = new SqliteCheckpointStore(dir.resolve("runs.db"), Clock.systemUTC(), Duration.ofSeconds(1));
-        RunSettings first = RunSettings.builder().runId("order-8").checkpointing(new Checkpointing(store)).build();
+        JavaRunOptions first = JavaRunOptions.builder().runId("order-8").checkpointing(new Checkpointing(store)).build();
         assertEquals(Status.INTERRUPTED, Trellis.runner(graph, first).invoke(Map.of("item", "ink")).getStatus());
         // The process that resumed it died holding its lease: nobody renews it, it lapses after a second.
         Lease dead = AsyncCheckpointStore.of(store).claim("order-8", "crashed-worker").toCompletableFuture().join();
         String runId = "order-8";
 
         Checkpointing checkpointing = new Checkpointing(store).withLeaseWait(Duration.ofMinutes(1));
-        TrellisRunner runner = Trellis.runner(graph, RunSettings.builder().checkpointing(checkpointing).build());
+        TrellisRunner runner = Trellis.runner(graph, JavaRunOptions.builder().checkpointing(checkpointing).build());
         RunResult resumed = runner.resumeAsync(runId).join();
         assertEquals(Status.INTERRUPTED, resumed.getStatus()); // it asks again: no answer was given
         assertFalse(Instant.now().isBefore(dead.getExpiresAt()));
@@ -105,7 +105,7 @@ class PersistenceGuideJavaTest {
     @Test
     void retryContinuesAFailedRunFromItsLastCheckpointBeforeTheFailure() {
         TrellisRunner runner = Trellis.runner(
-            graph, RunSettings.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build());
+            graph, JavaRunOptions.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build());
         RunResult paused = runner.invoke(Map.of("item", "fragile"));
         String runId = paused.getRunId();
         CompletionException failed = assertThrows(CompletionException.class, () -> runner.resumeAsync(runId, "yes").join());
@@ -119,7 +119,7 @@ class PersistenceGuideJavaTest {
     @Test
     void timeTravelListsARunsCheckpointsReadsTheStateAtOneAndForksFromIt() {
         TrellisRunner runner = Trellis.runner(
-            graph, RunSettings.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build());
+            graph, JavaRunOptions.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build());
         String runId = runner.invoke(Map.of("item", "tea")).getRunId();
         runner.resumeAsync(runId, "yes").join();
 
@@ -135,7 +135,7 @@ class PersistenceGuideJavaTest {
     @Test
     void aSnapshotLeavesTheStoreAsJsonAndResumesAsANewRun() {
         TrellisRunner runner = Trellis.runner(
-            graph, RunSettings.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build());
+            graph, JavaRunOptions.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build());
         String runId = runner.invoke(Map.of("item", "cups")).getRunId();
 
         RunSnapshot snapshot = runner.takeSnapshotAsync(runId).join();

@@ -16,7 +16,7 @@ import dev.trellis.graph.StateSchema;
 import dev.trellis.javaapi.AsyncCheckpointStore;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
-import dev.trellis.javaapi.RunSettings;
+import dev.trellis.javaapi.JavaRunOptions;
 import dev.trellis.javaapi.Trellis;
 import dev.trellis.javaapi.TrellisRunner;
 import dev.trellis.runtime.Checkpointing;
@@ -65,7 +65,7 @@ class StoresGuideJavaTest {
         config.setMaximumPoolSize(32);              // at most the store dispatcher's parallelism (64 by default)
         try (HikariDataSource pool = new HikariDataSource(config);
              PostgresCheckpointStore store = new PostgresCheckpointStore(pool, schema)) {
-            TrellisRunner runner = Trellis.runner(graph, RunSettings.builder().checkpointing(new Checkpointing(store)).build());
+            TrellisRunner runner = Trellis.runner(graph, JavaRunOptions.builder().checkpointing(new Checkpointing(store)).build());
             assertEquals(Status.COMPLETED, runner.invoke(Map.of()).getStatus());
             assertEquals(1, runner.runsAsync().join().size());
         } finally {
