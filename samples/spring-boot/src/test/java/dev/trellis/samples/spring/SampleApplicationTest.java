@@ -1,0 +1,64 @@
+package dev.trellis.samples.spring;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** The sample started on an ephemeral port: its endpoint runs the graph, the actuator shows health and metrics. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class SampleApplicationTest {
+    @Value("${local.server.port}")
+    int port;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) throws IOException {
+        Path dir = Files.createTempDirectory("trellis-sample");
+        registry.add("spring.datasource.url", () -> "jdbc:sqlite:" + dir.resolve("sample.db"));
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    @Test
+    void theEndpointRunsTheGraphAndTheActuatorShowsHealthAndMetrics() throws Exception {
+        HttpResponse<String> greeting = send(HttpRequest.newBuilder(uri("/greetings"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString("{\"name\": \"Ada\"}")));
+        assertEquals(200, greeting.statusCode(), greeting.body());
+        assertTrue(greeting.body().contains("\"status\":\"COMPLETED\""), greeting.body());
+        assertTrue(greeting.body().contains("\"card\":\"Hello, Ada! -- Trellis\""), greeting.body());
+
+        HttpResponse<String> health = send(HttpRequest.newBuilder(uri("/actuator/health")));
+        assertEquals(200, health.statusCode(), health.body());
+        assertTrue(health.body().startsWith("{\"status\":\"UP\""), health.body());
+        assertTrue(health.body().contains("\"trellis\":{\"status\":\"UP\""), health.body());
+        assertTrue(health.body().contains("SqliteCheckpointStore"), health.body());
+
+        HttpResponse<String> runs = send(HttpRequest.newBuilder(uri("/actuator/metrics/trellis.runs?tag=status:COMPLETED")));
+        assertEquals(200, runs.statusCode(), runs.body());
+        assertTrue(runs.body().contains("\"statistic\":\"COUNT\",\"value\":1.0"), runs.body());
+
+        HttpResponse<String> nodes = send(HttpRequest.newBuilder(uri("/actuator/metrics/trellis.node.duration?tag=node:write")));
+        assertEquals(200, nodes.statusCode(), nodes.body());
+        assertTrue(nodes.body().contains("\"statistic\":\"COUNT\",\"value\":1.0"), nodes.body());
+    }
+}
