@@ -43,7 +43,19 @@ public fun GraphBuilder.chatNode(
     meters: TokenMeters = TokenMeters.DEFAULT,
     onResponse: (NodeScope.(ChatResponse) -> Unit)? = null,
     messages: (State) -> List<Message>,
-): NodeRef = chat(id, ModelSource.OfModel(model), output, conversation, options, timeout, retry, description, meters, onResponse, messages)
+): NodeRef = chat(
+    id,
+    ModelSource.OfModel(model),
+    output,
+    conversation,
+    options,
+    timeout,
+    retry,
+    description,
+    meters,
+    onResponse,
+    messages,
+)
 
 /**
  * As the [chatNode] over a `ChatModel`, through a [ChatClient]: its default system text, options and advisors
@@ -61,7 +73,19 @@ public fun GraphBuilder.chatNode(
     meters: TokenMeters = TokenMeters.DEFAULT,
     onResponse: (NodeScope.(ChatResponse) -> Unit)? = null,
     messages: (State) -> List<Message>,
-): NodeRef = chat(id, ModelSource.OfClient(client), output, conversation, options, timeout, retry, description, meters, onResponse, messages)
+): NodeRef = chat(
+    id,
+    ModelSource.OfClient(client),
+    output,
+    conversation,
+    options,
+    timeout,
+    retry,
+    description,
+    meters,
+    onResponse,
+    messages,
+)
 
 /**
  * Declares a node [id] that streams the answer of [model] to the messages [messages] builds: the text of each chunk
@@ -91,7 +115,19 @@ public fun GraphBuilder.streamingChatNode(
     meters: TokenMeters = TokenMeters.DEFAULT,
     onResponse: (NodeScope.(ChatResponse) -> Unit)? = null,
     messages: (State) -> List<Message>,
-): NodeRef = streaming(id, ModelSource.OfModel(model), output, conversation, options, timeout, retry, description, meters, onResponse, messages)
+): NodeRef = streaming(
+    id,
+    ModelSource.OfModel(model),
+    output,
+    conversation,
+    options,
+    timeout,
+    retry,
+    description,
+    meters,
+    onResponse,
+    messages,
+)
 
 /** As the [streamingChatNode] over a `StreamingChatModel`, through a [ChatClient] (its defaults and advisors apply). */
 public fun GraphBuilder.streamingChatNode(
@@ -106,7 +142,19 @@ public fun GraphBuilder.streamingChatNode(
     meters: TokenMeters = TokenMeters.DEFAULT,
     onResponse: (NodeScope.(ChatResponse) -> Unit)? = null,
     messages: (State) -> List<Message>,
-): NodeRef = streaming(id, ModelSource.OfClient(client), output, conversation, options, timeout, retry, description, meters, onResponse, messages)
+): NodeRef = streaming(
+    id,
+    ModelSource.OfClient(client),
+    output,
+    conversation,
+    options,
+    timeout,
+    retry,
+    description,
+    meters,
+    onResponse,
+    messages,
+)
 
 private fun GraphBuilder.chat(
     id: String,

@@ -41,7 +41,9 @@ internal sealed interface ModelSource {
 
     class OfClient(private val client: ChatClient) : ModelSource {
         override fun call(prompt: Prompt): ChatResponse = client.prompt(prompt).call().chatResponse()
-            ?: throw IllegalStateException("The ChatClient returned no ChatResponse for the prompt; check its advisors.")
+            ?: throw IllegalStateException(
+                "The ChatClient returned no ChatResponse for the prompt; check its advisors.",
+            )
 
         override fun stream(prompt: Prompt): Publisher<ChatResponse> = client.prompt(prompt).stream().chatResponse()
     }

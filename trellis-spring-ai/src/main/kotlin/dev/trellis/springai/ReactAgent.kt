@@ -31,7 +31,9 @@ public object AgentState : StateSchema("spring-ai-agent") {
     public val answer: StateKey<String> = key("answer", "")
 }
 
-/** Thrown when the model of a [reactAgent] still asks for tools at its last allowed step: no tool of that answer runs. */
+/**
+ * Thrown when the model of a [reactAgent] still asks for tools at its last allowed step: no tool of that answer runs.
+ */
 public class StepBudgetExceededException(
     /** The agent graph's id. */
     public val agent: String,

@@ -19,7 +19,8 @@ import java.util.function.Function
  * the blocking node's executor provides and interrupts when the run is cancelled).
  *
  * ```java
- * builder.blockingNode("answer", SpringAiActions.chat(chatModel, answer, s -> List.of(new UserMessage(s.get(question)))));
+ * builder.blockingNode("answer",
+ *     SpringAiActions.chat(chatModel, answer, s -> List.of(new UserMessage(s.get(question)))));
  * ```
  */
 public object SpringAiActions {

@@ -17,7 +17,7 @@ public fun interface TokenPrice {
 
     /** Makes prices. */
     public companion object {
-        /** A price per million input (prompt) tokens ([input]) and per million output (completion) tokens ([output]). */
+        /** A price per million input (prompt) tokens, [input], and per million output (completion) tokens, [output]. */
         @JvmStatic
         public fun perMillionTokens(input: Double, output: Double): TokenPrice = TokenPrice { usage ->
             ((usage.promptTokens ?: 0) * input + (usage.completionTokens ?: 0) * output) / 1_000_000.0

@@ -34,7 +34,19 @@ public fun GraphBuilder.toolCallingChatNode(
     description: String? = null,
     meters: TokenMeters = TokenMeters.DEFAULT,
     onAnswer: (NodeScope.(StoredMessage.Ai) -> Unit)? = null,
-): NodeRef = toolCalling(id, ModelSource.OfModel(model), tools, conversation, toolCalls, system, timeout, retry, description, meters, onAnswer)
+): NodeRef = toolCalling(
+    id,
+    ModelSource.OfModel(model),
+    tools,
+    conversation,
+    toolCalls,
+    system,
+    timeout,
+    retry,
+    description,
+    meters,
+    onAnswer,
+)
 
 /** As the [toolCallingChatNode] over a `ChatModel`, through a [ChatClient] (its defaults and advisors apply). */
 public fun GraphBuilder.toolCallingChatNode(
@@ -49,7 +61,19 @@ public fun GraphBuilder.toolCallingChatNode(
     description: String? = null,
     meters: TokenMeters = TokenMeters.DEFAULT,
     onAnswer: (NodeScope.(StoredMessage.Ai) -> Unit)? = null,
-): NodeRef = toolCalling(id, ModelSource.OfClient(client), tools, conversation, toolCalls, system, timeout, retry, description, meters, onAnswer)
+): NodeRef = toolCalling(
+    id,
+    ModelSource.OfClient(client),
+    tools,
+    conversation,
+    toolCalls,
+    system,
+    timeout,
+    retry,
+    description,
+    meters,
+    onAnswer,
+)
 
 private fun GraphBuilder.toolCalling(
     id: String,

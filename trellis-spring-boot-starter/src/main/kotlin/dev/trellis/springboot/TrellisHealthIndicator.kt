@@ -38,7 +38,9 @@ internal class TrellisHealthIndicator(
         try {
             runBlocking { withTimeout(timeout.toMillis()) { store.runs(RunQuery(limit = 1)) } }
         } catch (e: Exception) {
-            return Health.down(e).withDetails(details).withDetail("problem", "the checkpoint store did not answer").build()
+            return Health.down(e).withDetails(details)
+                .withDetail("problem", "the checkpoint store did not answer")
+                .build()
         }
         val leases = watch?.leases.orEmpty()
         details["leasesHeld"] = leases.size
@@ -54,8 +56,8 @@ internal class TrellisHealthIndicator(
             return Health.down().withDetails(details)
                 .withDetail(
                     "problem",
-                    "the lease of run '${stale.key}' was last renewed at ${stale.value}, longer ago than its duration " +
-                        "($leaseDuration): its renewals have stopped",
+                    "the lease of run '${stale.key}' was last renewed at ${stale.value}, longer ago than its " +
+                        "duration ($leaseDuration): its renewals have stopped",
                 ).build()
         }
         return Health.up().withDetails(details).build()

@@ -156,7 +156,7 @@ class TrellisAutoConfigurationTest {
             runBlocking { greeter.started.await() }
             // Node greet finishes once the drain has begun; node shout must then not start.
             Thread {
-                while (!runners.control.isDraining) Thread.onSpinWait()
+                while (!runners.control.isDraining) Thread.sleep(2)
                 hold.complete(Unit)
             }.start()
         } // the context closes here: the drain waits for the run to checkpoint and end
