@@ -5,7 +5,6 @@ import dev.trellis.graph.Retry
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
-import org.springframework.ai.chat.client.ChatClient
 import org.springframework.ai.chat.model.ChatModel
 
 /**
@@ -67,18 +66,6 @@ public fun reactAgent(
     maxParallelTools: Int = Int.MAX_VALUE,
     meters: TokenMeters = TokenMeters.DEFAULT,
 ): Graph = reactGraph(ModelSource.OfModel(model), tools, maxSteps, system, id, toolRetry, maxParallelTools, meters)
-
-/** As the [reactAgent] over a `ChatModel`, through a [ChatClient] (its defaults and advisors apply to every call). */
-public fun reactAgent(
-    client: ChatClient,
-    tools: Tools,
-    maxSteps: Int = 10,
-    system: String? = null,
-    id: String = "react-agent",
-    toolRetry: Retry? = null,
-    maxParallelTools: Int = Int.MAX_VALUE,
-    meters: TokenMeters = TokenMeters.DEFAULT,
-): Graph = reactGraph(ModelSource.OfClient(client), tools, maxSteps, system, id, toolRetry, maxParallelTools, meters)
 
 private fun reactGraph(
     source: ModelSource,
@@ -159,9 +146,5 @@ public class ReactAgent private constructor(private val source: ModelSource) {
         /** A builder of a ReAct agent over [model]. */
         @JvmStatic
         public fun builder(model: ChatModel): ReactAgent = ReactAgent(ModelSource.OfModel(model))
-
-        /** A builder of a ReAct agent through [client]. */
-        @JvmStatic
-        public fun builder(client: ChatClient): ReactAgent = ReactAgent(ModelSource.OfClient(client))
     }
 }

@@ -126,10 +126,10 @@ public data class ToolCall(
     public companion object {
         /** The state form of [call]; a call without an id gets one made of its name. */
         @JvmStatic
-        public fun of(call: AssistantMessage.ToolCall): ToolCall = ToolCall(
-            call.id()?.takeIf { it.isNotEmpty() } ?: call.name(),
-            call.name(),
-            call.arguments()?.takeIf { it.isNotBlank() } ?: "{}",
-        )
+        public fun of(call: AssistantMessage.ToolCall): ToolCall =
+            ToolCall(orElse(call.id(), call.name()), call.name(), orElse(call.arguments(), "{}"))
+
+        /** Some models leave out an id or empty arguments, whatever the types say. */
+        private fun orElse(value: String?, fallback: String): String = if (value.isNullOrBlank()) fallback else value
     }
 }

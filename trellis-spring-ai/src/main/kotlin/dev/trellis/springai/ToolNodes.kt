@@ -8,7 +8,6 @@ import dev.trellis.graph.StateKey
 import dev.trellis.runtime.agent.AgentEvent
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.runInterruptible
-import org.springframework.ai.chat.client.ChatClient
 import org.springframework.ai.chat.messages.Message
 import org.springframework.ai.chat.model.ChatModel
 import org.springframework.ai.chat.prompt.Prompt
@@ -18,9 +17,9 @@ import kotlin.time.Duration
 /**
  * Declares a node [id] that sends the [conversation] (after the [system] prompt, when given) and the [tools]'
  * definitions to [model], appends the answer to [conversation] and writes the tool calls it asks for to [toolCalls]
- * (empty when it answered). Spring AI does not run the tools (`internalToolExecutionEnabled` is off): wire the node
- * to a [toolNode] over [toolCalls] and back, the loop [reactAgent] builds. The response's tokens are charged to
- * [meters].
+ * (empty when it answered). A Spring AI 2 `ChatModel` returns the tool calls and runs none (a `ChatClient` would run
+ * them in its tool-calling advisor, so tools take a model): wire the node to a [toolNode] over [toolCalls] and back,
+ * the loop [reactAgent] builds. The response's tokens are charged to [meters].
  */
 public fun GraphBuilder.toolCallingChatNode(
     id: String,
@@ -37,33 +36,6 @@ public fun GraphBuilder.toolCallingChatNode(
 ): NodeRef = toolCalling(
     id,
     ModelSource.OfModel(model),
-    tools,
-    conversation,
-    toolCalls,
-    system,
-    timeout,
-    retry,
-    description,
-    meters,
-    onAnswer,
-)
-
-/** As the [toolCallingChatNode] over a `ChatModel`, through a [ChatClient] (its defaults and advisors apply). */
-public fun GraphBuilder.toolCallingChatNode(
-    id: String,
-    client: ChatClient,
-    tools: Tools,
-    conversation: StateKey<List<StoredMessage>>,
-    toolCalls: StateKey<List<ToolCall>>,
-    system: String? = null,
-    timeout: Duration? = null,
-    retry: Retry? = null,
-    description: String? = null,
-    meters: TokenMeters = TokenMeters.DEFAULT,
-    onAnswer: (NodeScope.(StoredMessage.Ai) -> Unit)? = null,
-): NodeRef = toolCalling(
-    id,
-    ModelSource.OfClient(client),
     tools,
     conversation,
     toolCalls,
@@ -105,8 +77,8 @@ internal suspend fun NodeScope.callWithTools(
     val messages = ArrayList<Message>(history.size + 1)
     if (system != null) messages += StoredMessage.System(system).toMessage()
     history.mapTo(messages) { it.toMessage() }
-    val options = ToolCallingChatOptions.builder().toolCallbacks(tools.callbacks).internalToolExecutionEnabled(false)
-    val response = source.callSuspending(Prompt(messages, options.build()))
+    val options = ToolCallingChatOptions.builder().toolCallbacks(tools.callbacks).build()
+    val response = source.callSuspending(Prompt(messages, options))
     meters.charge(response, ::charge)
     return StoredMessage.answer(response.answerOf(nodeId))
 }

@@ -25,7 +25,6 @@ import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.io.TempDir
-import org.springframework.ai.chat.client.ChatClient
 import org.springframework.ai.chat.messages.ToolResponseMessage
 import org.springframework.ai.model.tool.ToolCallingChatOptions
 import org.springframework.ai.tool.annotation.Tool
@@ -109,16 +108,15 @@ class ToolCallingTest {
             val second = model.prompts[1]
             second.instructions.first().text shouldBe "Use tools."
             toolResults(second).map { it.trim('"') } shouldBe listOf("Paris: 21 C", "Rome: 21 C")
-            // Spring AI is given the tools' definitions, and does not run them itself.
+            // The model is given the tools; Trellis, not Spring AI, runs them.
             val options = second.options as ToolCallingChatOptions
             options.toolCallbacks.map { it.toolDefinition.name() } shouldBe listOf("temperature")
-            options.internalToolExecutionEnabled shouldBe false
         }
 
     @Test
-    fun `a ReAct agent through a ChatClient runs the tools itself, not the client`(): Unit = runBlocking {
+    fun `a ReAct agent runs the tools of an object's @Tool methods`(): Unit = runBlocking {
         val model = ScriptedChatModel(Reply.Calls(listOf("forecast" to """{"city": "Oslo"}""")), Reply.Text("Sunny."))
-        val agent = reactAgent(ChatClient.create(model), Tools.from(Forecast()), maxSteps = 5)
+        val agent = reactAgent(model, Tools.from(Forecast()), maxSteps = 5)
         val result = agent.invoke(stateOf(AgentState.messages to listOf(StoredMessage.User("Weather in Oslo?"))))
         result.state[AgentState.answer] shouldBe "Sunny."
         toolResults(model.prompts[1]).map { it.trim('"') } shouldBe listOf("Sunny in Oslo")

@@ -17,7 +17,7 @@ internal class LeaseWatch(private val store: CheckpointStore) : CheckpointStore 
     private val lastFailure = AtomicReference<Failure?>()
 
     /** A renewal that failed: when, of which run, why. */
-    class Failure(val at: Instant, val runId: String, val error: Throwable)
+    class Failure(val at: Instant, val runId: String, val error: Exception)
 
     /** The runs holding a lease, with the time each was last claimed or renewed. */
     val leases: Map<String, Instant> get() = HashMap(held)
