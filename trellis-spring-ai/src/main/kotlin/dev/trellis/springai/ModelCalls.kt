@@ -55,7 +55,7 @@ internal suspend fun ModelSource.callSuspending(prompt: Prompt): ChatResponse =
 
 /**
  * Streams [prompt] and hands the text of each chunk to [onToken] as it arrives, in order, then returns the whole
- * answer as one [ChatResponse] (the chunks' texts joined, their complete tool calls, the last usage reported).
+ * answer as one [ChatResponse] (the chunks' texts joined, their tool calls, the last usage reported).
  *
  * The node asks the model's `Flux` for [STREAM_BUFFER] chunks at a time, and for more only as it takes them: a slow
  * [onToken] (an event collector catching up) slows the model's stream down, nothing is buffered without bound.
@@ -84,7 +84,7 @@ internal class StreamedAnswer {
         last = chunk
         chunk.metadata.usage.takeUnless { it is EmptyUsage }?.let { usage = it }
         val output = chunk.results.firstOrNull()?.output ?: return null
-        output.toolCalls.filterTo(toolCalls) { !it.partial() }
+        toolCalls += output.toolCalls
         val piece = output.text
         if (piece != null) {
             sawText = true
@@ -96,13 +96,12 @@ internal class StreamedAnswer {
     /** The whole answer. */
     fun response(): ChatResponse {
         val message = AssistantMessage.builder()
-            .content(if (sawText || toolCalls.isEmpty()) text.toString() else null)
-            .toolCalls(toolCalls.toList())
-            .build()
+        message.toolCalls(toolCalls.toList())
+        if (sawText || toolCalls.isEmpty()) message.content(text.toString())
         val metadata = ChatResponseMetadata.builder()
         last?.metadata?.let { metadata.id(it.id).model(it.model) }
         usage?.let { metadata.usage(it) }
-        return ChatResponse(listOf(Generation(message)), metadata.build())
+        return ChatResponse(listOf(Generation(message.build())), metadata.build())
     }
 }
 

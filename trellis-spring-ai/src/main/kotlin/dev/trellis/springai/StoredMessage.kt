@@ -50,8 +50,12 @@ public sealed class StoredMessage {
         /** The tools the model asks to call, in the model's order. */
         val toolCalls: List<ToolCall> = emptyList(),
     ) : StoredMessage() {
-        override fun toMessage(): Message =
-            AssistantMessage.builder().content(text).toolCalls(toolCalls.map { it.toSpring() }).build()
+        override fun toMessage(): Message {
+            val builder = AssistantMessage.builder()
+            builder.toolCalls(toolCalls.map { it.toSpring() })
+            if (text != null) builder.content(text)
+            return builder.build()
+        }
     }
 
     /** The result of one tool call, answering the [ToolCall] with the same [id]. */
@@ -98,10 +102,9 @@ public sealed class StoredMessage {
             )
         }
 
-        /** The state form of a model's answer (its complete tool calls; streaming deltas are not calls). */
+        /** The state form of a model's answer. */
         @JvmStatic
-        public fun answer(message: AssistantMessage): Ai =
-            Ai(message.text, message.toolCalls.filterNot { it.partial() }.map { ToolCall.of(it) })
+        public fun answer(message: AssistantMessage): Ai = Ai(message.text, message.toolCalls.map { ToolCall.of(it) })
 
         /** The Spring AI form of [messages], in order. */
         @JvmStatic
