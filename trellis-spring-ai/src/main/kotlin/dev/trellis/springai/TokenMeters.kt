@@ -20,7 +20,7 @@ public fun interface TokenPrice {
         /** A price per million input (prompt) tokens, [input], and per million output (completion) tokens, [output]. */
         @JvmStatic
         public fun perMillionTokens(input: Double, output: Double): TokenPrice = TokenPrice { usage ->
-            ((usage.promptTokens ?: 0) * input + (usage.completionTokens ?: 0) * output) / 1_000_000.0
+            (tokens(usage.promptTokens) * input + tokens(usage.completionTokens) * output) / 1_000_000.0
         }
     }
 }
@@ -57,8 +57,8 @@ public class TokenMeters private constructor(
     /** Charges [usage] through [charge]; an absent or empty usage charges nothing. */
     internal fun charge(usage: Usage?, charge: (String, Double) -> Unit) {
         if (usage == null || usage is EmptyUsage) return
-        if (input != null) usage.promptTokens?.let { charge(input, it.toDouble()) }
-        if (output != null) usage.completionTokens?.let { charge(output, it.toDouble()) }
+        if (input != null && counted(usage.promptTokens)) charge(input, tokens(usage.promptTokens))
+        if (output != null && counted(usage.completionTokens)) charge(output, tokens(usage.completionTokens))
         if (cost != null && price != null) charge(cost, price.cost(usage))
     }
 
@@ -115,3 +115,9 @@ public class TokenMeters private constructor(
         public fun builder(): Builder = DEFAULT.toBuilder()
     }
 }
+
+/** Whether a usage reports [count] (some models leave a count out, whatever the types say). */
+private fun counted(count: Int?): Boolean = count != null
+
+/** [count] as an amount; an absent count is 0. */
+private fun tokens(count: Int?): Double = count?.toDouble() ?: 0.0

@@ -110,7 +110,7 @@ class ToolCallingTest {
             toolResults(second).map { it.trim('"') } shouldBe listOf("Paris: 21 C", "Rome: 21 C")
             // The model is given the tools; Trellis, not Spring AI, runs them.
             val options = second.options as ToolCallingChatOptions
-            options.toolCallbacks.map { it.toolDefinition.name() } shouldBe listOf("temperature")
+            options.toolCallbacks!!.map { it.toolDefinition.name() } shouldBe listOf("temperature")
         }
 
     @Test

