@@ -4,6 +4,7 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.flow.buffer
 import kotlinx.coroutines.reactive.asFlow
 import kotlinx.coroutines.runInterruptible
+import org.reactivestreams.Publisher
 import org.springframework.ai.chat.client.ChatClient
 import org.springframework.ai.chat.messages.AssistantMessage
 import org.springframework.ai.chat.metadata.ChatResponseMetadata
@@ -14,7 +15,6 @@ import org.springframework.ai.chat.model.ChatResponse
 import org.springframework.ai.chat.model.Generation
 import org.springframework.ai.chat.model.StreamingChatModel
 import org.springframework.ai.chat.prompt.Prompt
-import org.reactivestreams.Publisher
 
 /**
  * How many chunks of a streamed answer the model may send ahead of the node: the demand the node signals to the

@@ -95,7 +95,8 @@ class ChatNodeTest {
     @Test
     fun `a stream that breaks fails the node with the model's error`(): Unit = runBlocking {
         val model = ScriptedChatModel(tokens = listOf("a", "b", "c"), failAfter = 2)
-        val write = graph("write", Qa) { start(streamingChatNode("write", model, Qa.answer) { listOf(UserMessage("?")) }) }
+        val write =
+            graph("write", Qa) { start(streamingChatNode("write", model, Qa.answer) { listOf(UserMessage("?")) }) }
         val error = shouldThrow<GraphRunException> { write.invoke(stateOf(Qa.question to "q")) }
         error.cause!!.message shouldBe "stream broke after 2 tokens"
     }
@@ -104,7 +105,8 @@ class ChatNodeTest {
     fun `cancelling a run while it streams cancels the model's stream and ends the run CANCELLED`(): Unit =
         runBlocking {
             val model = ScriptedChatModel(tokens = listOf("one ", "two ", "three ", "four"), holdAfter = 2)
-            val write = graph("write", Qa) { start(streamingChatNode("write", model, Qa.answer) { listOf(UserMessage("?")) }) }
+            val write =
+                graph("write", Qa) { start(streamingChatNode("write", model, Qa.answer) { listOf(UserMessage("?")) }) }
             val seen = ArrayList<RunEvent>()
             val twoTokens = CompletableDeferred<Unit>()
             val handle = write.start(this, stateOf(Qa.question to "q")) { event ->

@@ -48,7 +48,9 @@ class Weather {
     @Volatile var barrier: CyclicBarrier? = null
 
     @Tool(description = "Current temperature in a city")
-    fun temperature(@ToolParam(description = "the city") city: String): String {
+    fun temperature(
+        @ToolParam(description = "the city") city: String,
+    ): String {
         executions.computeIfAbsent(city) { AtomicInteger() }.incrementAndGet()
         barrier?.await(30, TimeUnit.SECONDS)
         if (city == holdCity) {
@@ -65,7 +67,10 @@ class Mailer {
     val sent = AtomicInteger()
 
     @Tool(description = "Sends an e-mail")
-    fun send(@ToolParam(description = "address") to: String, @ToolParam(description = "text") body: String): String {
+    fun send(
+        @ToolParam(description = "address") to: String,
+        @ToolParam(description = "text") body: String,
+    ): String {
         sent.incrementAndGet()
         return "sent to $to"
     }
@@ -73,7 +78,9 @@ class Mailer {
 
 class Forecast {
     @Tool(description = "Tomorrow's forecast for a city")
-    fun forecast(@ToolParam(description = "the city") city: String): String = "Sunny in $city"
+    fun forecast(
+        @ToolParam(description = "the city") city: String,
+    ): String = "Sunny in $city"
 }
 
 class ToolCallingTest {
@@ -85,7 +92,7 @@ class ToolCallingTest {
 
     /** The texts of the tool results a prompt carries. */
     private fun toolResults(prompt: org.springframework.ai.chat.prompt.Prompt): List<String> =
-        prompt.instructions.filterIsInstance<ToolResponseMessage>().flatMap { m -> m.responses.map { it.responseData() } }
+        prompt.instructions.filterIsInstance<ToolResponseMessage>().flatMap { it.responses }.map { it.responseData() }
 
     @Test
     fun `tool calls of one answer run as parallel map tasks, visible in events, results in call order`(): Unit =
@@ -136,7 +143,11 @@ class ToolCallingTest {
             Reply.Calls(listOf("flaky" to "{}", "temperature" to """{"city":"Oslo"}""")),
             Reply.Text("done"),
         )
-        val result = reactAgent(model, tools, toolRetry = Retry.fixed(2, kotlin.time.Duration.ZERO)).invoke(question("?"))
+        val result = reactAgent(
+            model,
+            tools,
+            toolRetry = Retry.fixed(2, kotlin.time.Duration.ZERO),
+        ).invoke(question("?"))
         result.state[AgentState.answer] shouldBe "done"
         flaky.get() shouldBe 2 // the failed call ran again
         weather.count("Oslo") shouldBe 1 // the other call did not
@@ -250,7 +261,8 @@ class ToolCallingTest {
 
     @Test
     fun `requireApproval of a tool that is not there fails naming the tools`() {
-        val error = shouldThrow<IllegalArgumentException> { Tools.builder().add(Mailer()).requireApproval("mail").build() }
+        val error =
+            shouldThrow<IllegalArgumentException> { Tools.builder().add(Mailer()).requireApproval("mail").build() }
         error.message shouldBe
             "requireApproval names [mail], which are not among the tools added ([send]); add those tools, or fix the names."
     }

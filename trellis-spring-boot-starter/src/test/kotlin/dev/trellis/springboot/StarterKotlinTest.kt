@@ -1,12 +1,12 @@
 package dev.trellis.springboot
 
+import dev.trellis.graph.Graph
 import dev.trellis.graph.stateOf
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Test
 import org.springframework.boot.autoconfigure.AutoConfigurations
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
-import dev.trellis.graph.Graph
 
 /** The starter from Kotlin, as docs/spring.md shows it. */
 class StarterKotlinTest {

@@ -92,7 +92,9 @@ class TrellisAutoConfigurationTest {
     }
 
     @Test
-    fun `a SQLite DataSource gets the SQLite store on its file`(@TempDir dir: Path) {
+    fun `a SQLite DataSource gets the SQLite store on its file`(
+        @TempDir dir: Path,
+    ) {
         val file = dir.resolve("app.db")
         runner
             .withBean(DataSource::class.java, { SQLiteDataSource().apply { url = "jdbc:sqlite:$file" } })
