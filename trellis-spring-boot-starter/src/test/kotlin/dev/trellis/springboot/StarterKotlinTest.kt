@@ -18,7 +18,7 @@ class StarterKotlinTest {
             .run { context ->
                 val runners = context.getBean(TrellisRunners::class.java)
                 runBlocking {
-                    val result = runners.invoke("greeting", stateOf(Greeting.name to "Ada"))
+                    val result = runners.invoke("greeting", stateOf(Greeting.person to "Ada"))
                     result.state[Greeting.text] shouldBe "Hello, Ada!"
                 }
             }

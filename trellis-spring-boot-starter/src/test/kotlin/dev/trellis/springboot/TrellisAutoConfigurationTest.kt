@@ -30,7 +30,7 @@ import javax.sql.DataSource
 import org.springframework.boot.health.contributor.Status as HealthStatus
 
 object Greeting : StateSchema("greeting") {
-    val name = key<String>("name")
+    val person = key<String>("name")
     val text = key("text", "")
     val shout = key("shout", "")
 }
@@ -42,7 +42,7 @@ class Greeter(private val hold: CompletableDeferred<Unit>? = null) {
         val greet = node("greet") {
             started.complete(Unit)
             hold?.await()
-            set(Greeting.text, "Hello, ${get(Greeting.name)}!")
+            set(Greeting.text, "Hello, ${get(Greeting.person)}!")
         }
         val shout = node("shout") { set(Greeting.shout, get(Greeting.text).uppercase()) }
         start(greet)
@@ -75,7 +75,7 @@ class TrellisAutoConfigurationTest {
             result.status shouldBe Status.COMPLETED
             result.state[Greeting.shout] shouldBe "HELLO, ADA!"
             runBlocking { runners.store!!.run(result.runId)!!.latestStatus } shouldBe "COMPLETED"
-            runBlocking { runners.invoke("greeting", stateOf(Greeting.name to "Bo")) }.state[Greeting.shout] shouldBe
+            runBlocking { runners.invoke("greeting", stateOf(Greeting.person to "Bo")) }.state[Greeting.shout] shouldBe
                 "HELLO, BO!"
 
             val registry = context.getBean(MeterRegistry::class.java)
@@ -154,7 +154,7 @@ class TrellisAutoConfigurationTest {
         lateinit var running: CompletableFuture<RunResult>
         postgres(greeter.graph).run { context ->
             val runners = context.getBean(TrellisRunners::class.java)
-            running = runners.runner("greeting").invokeAsync(stateOf(Greeting.name to "Ada"))
+            running = runners.runner("greeting").invokeAsync(stateOf(Greeting.person to "Ada"))
             runBlocking { greeter.started.await() }
             // Node greet finishes once the drain has begun; node shout must then not start.
             Thread {
