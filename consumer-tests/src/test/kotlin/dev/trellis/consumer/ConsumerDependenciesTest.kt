@@ -24,6 +24,9 @@ class ConsumerDependenciesTest {
         "java-langchain4j" to listOf("trellis-java-facade", "trellis-langchain4j"),
         "sqlite-store" to listOf("trellis-checkpoint-store-sqlite"),
         "mcp" to listOf("trellis-mcp"),
+        // Spring Boot's and Spring AI's BOMs (imported by these modules' POMs) must not move the Kotlin standard
+        // library or coroutines a consumer resolves.
+        "spring" to listOf("trellis-spring-boot-starter", "trellis-spring-ai"),
     )
 
     /** Per selection, the resolved runtime artifacts as `groupId:artifactId` to version. */

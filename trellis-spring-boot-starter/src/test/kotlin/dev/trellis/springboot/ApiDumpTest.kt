@@ -1,0 +1,11 @@
+package dev.trellis.springboot
+
+import dev.trellis.testing.ApiDump
+import org.junit.jupiter.api.Test
+
+class ApiDumpTest {
+    @Test
+    fun `public API matches the checked-in dump`() {
+        ApiDump.check()
+    }
+}
