@@ -101,7 +101,13 @@ internal class Journal private constructor(
     }
 
     suspend fun recordStart(position: Int, name: String) {
-        append("RUNNING", entry("start") { put("position", JsonPrimitive(position)); put("name", JsonPrimitive(name)) })
+        append(
+            "RUNNING",
+            entry("start") {
+                put("position", JsonPrimitive(position))
+                put("name", JsonPrimitive(name))
+            },
+        )
         started[position] = name
     }
 
@@ -122,7 +128,10 @@ internal class Journal private constructor(
     suspend fun recordInterrupt(position: Int, payload: String) {
         append(
             "INTERRUPTED",
-            entry("interrupt") { put("position", JsonPrimitive(position)); put("payload", JsonPrimitive(payload)) },
+            entry("interrupt") {
+                put("position", JsonPrimitive(position))
+                put("payload", JsonPrimitive(payload))
+            },
         )
         started[position] = INTERRUPT
         asked[position] = payload
@@ -131,7 +140,10 @@ internal class Journal private constructor(
     suspend fun recordAnswer(position: Int, answer: String) {
         append(
             "RUNNING",
-            entry("answer") { put("position", JsonPrimitive(position)); put("value", JsonPrimitive(answer)) },
+            entry("answer") {
+                put("position", JsonPrimitive(position))
+                put("value", JsonPrimitive(answer))
+            },
         )
         answers[position] = answer
     }
@@ -142,7 +154,12 @@ internal class Journal private constructor(
     }
 
     private inline fun entry(type: String, fill: MutableMap<String, JsonElement>.() -> Unit): JsonObject =
-        JsonObject(LinkedHashMap<String, JsonElement>().apply { put("type", JsonPrimitive(type)); fill() })
+        JsonObject(
+            LinkedHashMap<String, JsonElement>().apply {
+                put("type", JsonPrimitive(type))
+                fill()
+            },
+        )
 
     private suspend fun append(status: String, payload: JsonObject) = mutex.withLock {
         val next = sequence + 1

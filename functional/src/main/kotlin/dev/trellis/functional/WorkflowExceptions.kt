@@ -26,9 +26,9 @@ public class WorkflowInterruptedException(
     /** What the workflow asked. */
     public val payload: String,
 ) : RuntimeException(
-    "Run '$runId' paused for input at step $position: $payload. Resume it with its answer " +
-        "(Workflow.resume(\"$runId\", store, answer); from Java resumeAsync).",
-)
+        "Run '$runId' paused for input at step $position: $payload. Resume it with its answer " +
+            "(Workflow.resume(\"$runId\", store, answer); from Java resumeAsync).",
+    )
 
 /** A task's attempt outlasted its [TaskPolicy] timeout and was cancelled. */
 public class TaskTimeoutException(
@@ -54,6 +54,6 @@ public class WorkflowBudgetExceededException(
     /** The task whose charges crossed the limit. */
     public val task: String,
 ) : IllegalStateException(
-    "Run '$runId' charged $total to meter '$meter', above its budget's limit of $limit (task '$task' crossed it). " +
-        "Raise the limit in the budget (WorkflowSettings.withBudget) if this is expected.",
-)
+        "Run '$runId' charged $total to meter '$meter', above its budget's limit of $limit (task '$task' crossed it). " +
+            "Raise the limit in the budget (WorkflowSettings.withBudget) if this is expected.",
+    )

@@ -26,6 +26,7 @@ internal class WorkflowLaunch<I, O>(
     private val settings: WorkflowSettings,
 ) {
     @Volatile private var output: Result<O>? = null
+
     @Volatile private var pending: Pair<Int, String>? = null
 
     /** The events of the run: [input] for a new run (ignored when the run has a record), [answer] for its interrupt. */
