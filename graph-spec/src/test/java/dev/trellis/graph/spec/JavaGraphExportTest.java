@@ -39,7 +39,7 @@ class JavaGraphExportTest {
     }
 
     @Test
-    void aJavaBuilderGraphExportsLoadsBackRunsAndDrawsLikeItself() {
+    void aJavaBuilderGraphExportsLoadsBackRunsAndDrawsLikeItself() throws Exception {
         Graph built = javaGraph();
         HandlerRegistry registry = HandlerRegistry.builder().handlersOf(built).build();
         assertEquals("java-draft.write", registry.nameOf(built.node("write").getBody()));
