@@ -36,7 +36,7 @@ public interface WorkflowScope {
     public fun <T> taskAsync(
         name: String,
         serializer: KSerializer<T>,
-        policy: TaskPolicy = TaskPolicy.DEFAULT,
+        policy: TaskPolicy,
         block: suspend () -> T,
     ): Deferred<T>
 

@@ -92,8 +92,7 @@ class WorkflowCrashTest {
             killAfter(first, firstOut, side, 0, random.nextInt(2, 7), random) shouldBe true
             first.exitValue() shouldBe 137
         }
-        val afterFirst = recorded(backend, location)
-        withClue("the first child recorded some tasks") { afterFirst.size shouldBeGreaterThan 0 }
+        val afterFirst = recorded(backend, location) // may be none, if the kill came before the first record
 
         // 2. Changed code resumes it: refused before anything runs, the record untouched.
         val (changed, changedOut) = child("changed", backend, location, side, "changed")
@@ -123,6 +122,7 @@ class WorkflowCrashTest {
         Files.readString(dir.resolve("third.result")) shouldBe "output $expected"
         if (!killed) Files.readString(dir.resolve("second.result")) shouldBe "output $expected"
 
+        withClue("the killed children recorded some tasks") { afterSecond.size shouldBeGreaterThan 0 }
         val all = lines(side)
         println("WorkflowCrashTest($backend): recorded ${afterFirst.size} tasks, then ${afterSecond.size}, of 24")
         for (task in CrashWorkflow.taskNames) {
