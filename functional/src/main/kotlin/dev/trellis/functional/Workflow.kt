@@ -1,24 +1,34 @@
 package dev.trellis.functional
 
 import dev.trellis.checkpoint.CheckpointStore
-import kotlinx.coroutines.Deferred
+import dev.trellis.graph.NodeBody
+import dev.trellis.graph.State
+import dev.trellis.graph.StateKey
+import dev.trellis.graph.StateSchema
+import dev.trellis.jackson.JacksonSerializer
+import dev.trellis.runtime.RunEvent
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.future.future
+import kotlinx.coroutines.withContext
 import kotlinx.serialization.KSerializer
+import kotlinx.serialization.json.Json
 import kotlinx.serialization.serializer
 import java.util.UUID
+import java.util.concurrent.CompletableFuture
+import kotlin.coroutines.EmptyCoroutineContext
 
 /**
- * A workflow written as ordinary code — loops, ifs, calls — whose [WorkflowScope.task] results are durable: each
- * completed task's result is checkpointed through a [CheckpointStore], and a resumed run replays completed tasks from
- * the checkpoints instead of running them again (`docs/functional.md`, `docs/semantics.md` §14).
+ * A workflow written as ordinary code — loops, ifs, calls — whose steps are durable: each completed task's result is
+ * checkpointed through a [CheckpointStore], and a resumed run replays completed tasks from the record instead of
+ * running them again (`docs/functional.md`, `docs/semantics.md` §14). A run runs its body as the one node of a graph
+ * run, so it has that run's events (`RunEvent`s, the tasks' [TaskEvent]s as custom events), interceptors,
+ * instrumentation (tracing) and meters.
  *
- * ```kotlin
- * val report = workflow<String, String>("report") { topic ->
- *     val sources = task("search") { search(topic) }              // runs once, even across a crash
- *     val drafts = sources.map { taskAsync("summarize") { summarize(it) } }.map { it.await() }
- *     task("publish") { publish(drafts) }
- * }
- * val text = report.run("the sky", store, runId = "report-1")      // the same call resumes a crashed run
- * ```
+ * Kotlin builds one with [workflow], Java with [define]; Kotlin runs it with the suspending [run] and [resume], Java
+ * with [runAsync] and [resumeAsync].
  */
 public class Workflow<I, O> internal constructor(
     /** The workflow's id, recorded with its runs. */
@@ -27,20 +37,150 @@ public class Workflow<I, O> internal constructor(
     internal val output: KSerializer<O>,
     internal val body: suspend WorkflowScope.(I) -> O,
 ) {
+    /** The schema of the graph runs that run the body (no keys: a workflow's data are its steps' records). */
+    internal val schema: StateSchema = StateSchema("workflow:$id")
+
     /**
-     * Runs this workflow on [input] as run [runId] of [store], or resumes that run: tasks it completed before return
-     * their recorded results without running; a run that completed returns its recorded output at once.
+     * Runs this workflow on [input] as run [runId] of [store], or resumes that run: steps it completed before return
+     * their recorded results without running (a resumed run keeps its recorded input); a run that completed returns
+     * its recorded output at once.
      *
-     * @throws WorkflowNondeterminismException when the code calls its tasks in another order than the run recorded.
+     * @throws WorkflowInterruptedException when the workflow paused for input; answer with [resume].
+     * @throws WorkflowNondeterminismException when the code calls its steps differently from what the run recorded.
      */
     public suspend fun run(
         input: I,
         store: CheckpointStore,
         runId: String = UUID.randomUUID().toString(),
-        owner: String = "workflow/${UUID.randomUUID()}",
-    ): O = WorkflowRun(this, store, runId, owner).execute(input)
+        settings: WorkflowSettings = WorkflowSettings.DEFAULT,
+    ): O {
+        val launch = WorkflowLaunch(this, store, runId, settings)
+        return launch.outcome(launch.events(Result.success(input), null), callerContext(settings))
+    }
+
+    /**
+     * Resumes run [runId] of [store] from its record — after a crash, or with the [answer] to the interrupt it waits
+     * on — without needing its input. Like [run] otherwise.
+     *
+     * @throws IllegalStateException when the store has no record of the run, or [answer] is given and the run waits
+     *   for none.
+     */
+    public suspend fun resume(
+        runId: String,
+        store: CheckpointStore,
+        answer: String? = null,
+        settings: WorkflowSettings = WorkflowSettings.DEFAULT,
+    ): O {
+        val launch = WorkflowLaunch(this, store, runId, settings)
+        return launch.outcome(launch.events(null, answer), callerContext(settings))
+    }
+
+    /**
+     * Like [run], as a cold flow of the run's events (each collection is one call of [run]); the terminal event says
+     * how it ended. Kotlin-only: Java receives the events through `WorkflowSettings.withEventListener`.
+     */
+    @JvmSynthetic
+    public fun events(
+        input: I,
+        store: CheckpointStore,
+        runId: String = UUID.randomUUID().toString(),
+        settings: WorkflowSettings = WorkflowSettings.DEFAULT,
+    ): Flow<RunEvent> = WorkflowLaunch(this, store, runId, settings).events(Result.success(input), null)
+
+    /** Like [resume], as a cold flow of the resumed run's events (Kotlin-only, like [events]). */
+    @JvmSynthetic
+    public fun resumeEvents(
+        runId: String,
+        store: CheckpointStore,
+        answer: String? = null,
+        settings: WorkflowSettings = WorkflowSettings.DEFAULT,
+    ): Flow<RunEvent> = WorkflowLaunch(this, store, runId, settings).events(null, answer)
+
+    /**
+     * [run] for Java: runs this workflow on [input] as run [runId] of [store] (or resumes it) on the default
+     * dispatcher. The future completes with the output, or exceptionally with what [run] throws; cancelling it
+     * cancels the run.
+     */
+    @JvmOverloads
+    public fun runAsync(
+        input: I,
+        store: CheckpointStore,
+        runId: String,
+        settings: WorkflowSettings = WorkflowSettings.DEFAULT,
+    ): CompletableFuture<O> {
+        val launch = WorkflowLaunch(this, store, runId, settings)
+        val caller = callerContext(settings)
+        return CoroutineScope(Dispatchers.Default).future {
+            launch.outcome(launch.events(Result.success(input), null), caller)
+        }
+    }
+
+    /** [resume] for Java: resumes run [runId] of [store], with the [answer] to its interrupt when not null. */
+    @JvmOverloads
+    public fun resumeAsync(
+        runId: String,
+        store: CheckpointStore,
+        answer: String? = null,
+        settings: WorkflowSettings = WorkflowSettings.DEFAULT,
+    ): CompletableFuture<O> {
+        val launch = WorkflowLaunch(this, store, runId, settings)
+        val caller = callerContext(settings)
+        return CoroutineScope(Dispatchers.Default).future { launch.outcome(launch.events(null, answer), caller) }
+    }
+
+    /**
+     * This workflow as the body of a graph node (`docs/functional.md`, composition): each execution runs the workflow
+     * on [input] of the node's state and writes its output to [output]. Its steps are recorded in [store] as run
+     * `<graph run>/<node>#<execution>`, so an execution that runs again (the graph run resumed after a crash, or with
+     * an answer to the workflow's interrupt, which pauses the graph run) replays its completed tasks.
+     */
+    @JvmSynthetic
+    public fun node(
+        store: CheckpointStore,
+        output: StateKey<O>,
+        settings: WorkflowSettings = WorkflowSettings.DEFAULT,
+        input: (State) -> I,
+    ): NodeBody = {
+        val journalId = "$runId/$nodeId#$executionCount"
+        val journal = Journal.open(store, journalId, settings.owner ?: "workflow/$journalId", id)
+        try {
+            val actual = journal.input?.let { Json.decodeFromJsonElement(this@Workflow.input, it) }
+                ?: input(state).also { journal.recordInput(Json.encodeToJsonElement(this@Workflow.input, it)) }
+            val budget = settings.budget ?: settings.options.budget
+            val run = WorkflowRun(this@Workflow, journal, this, budget, settings.options.random)
+            set(output, journal.alive { run.execute(actual) })
+        } finally {
+            withContext(NonCancellable) { journal.close() }
+        }
+    }
 
     override fun toString(): String = "Workflow($id)"
+
+    /** The Java way to build a workflow. */
+    public companion object {
+        /**
+         * Builds a workflow [id] whose [body] is Java code (a lambda), with input and output of [inputType] and
+         * [outputType] recorded as JSON by Jackson (records, POJOs, enums, strings, numbers).
+         *
+         * ```java
+         * Workflow<String, String> report = Workflow.define("report", String.class, String.class, (flow, topic) -> {
+         *     String plan = flow.task("plan", String.class, () -> "plan for " + topic);
+         *     return flow.task("write", String.class, () -> plan + ": done");
+         * });
+         * ```
+         */
+        @JvmStatic
+        public fun <I, O> define(
+            id: String,
+            inputType: Class<I>,
+            outputType: Class<O>,
+            body: WorkflowBody<I, O>,
+        ): Workflow<I, O> =
+            workflow(id, JacksonSerializer.of(inputType), JacksonSerializer.of(outputType), javaBody(body))
+
+        private fun callerContext(settings: WorkflowSettings) =
+            settings.instrumentation?.callerContext() ?: EmptyCoroutineContext
+    }
 }
 
 /** Builds a [Workflow] whose input and output are checkpointed with [input] and [output]. */
@@ -59,42 +199,3 @@ public inline fun <reified I, reified O> workflow(
     id: String,
     noinline body: suspend WorkflowScope.(I) -> O,
 ): Workflow<I, O> = workflow(id, serializer<I>(), serializer<O>(), body)
-
-/**
- * What a workflow's body sees. A task's identity is its **position in call order** (the n-th `task`/`taskAsync`
- * call of the run) together with its name: a resumed run must call the same tasks in the same order, or it fails
- * with [WorkflowNondeterminismException] (`docs/semantics.md` §14).
- */
-public interface WorkflowScope {
-    /** The run's id. */
-    public val runId: String
-
-    /** Runs [block] as a durable task [name], or returns its recorded result when the run is resumed. */
-    public suspend fun <T> task(name: String, serializer: KSerializer<T>, block: suspend () -> T): T
-
-    /**
-     * Starts [block] as a durable task [name] running in parallel with the body; its position is taken at this call,
-     * so parallel tasks keep their identity whatever order they finish in. Await the result to join it.
-     */
-    public fun <T> taskAsync(name: String, serializer: KSerializer<T>, block: suspend () -> T): Deferred<T>
-}
-
-/** Runs [block] as a durable task [name] of a serializable result; see [WorkflowScope.task]. */
-public suspend inline fun <reified T> WorkflowScope.task(name: String, noinline block: suspend () -> T): T =
-    task(name, serializer<T>(), block)
-
-/** Starts [block] as a durable task [name] of a serializable result; see [WorkflowScope.taskAsync]. */
-public inline fun <reified T> WorkflowScope.taskAsync(name: String, noinline block: suspend () -> T): Deferred<T> =
-    taskAsync(name, serializer<T>(), block)
-
-/**
- * Thrown when a resumed run's code calls its tasks differently from the run it resumes (a task of another name at a
- * position, or fewer tasks than were recorded): replaying would silently diverge, so the run stops instead.
- */
-public class WorkflowNondeterminismException(
-    /** The run. */
-    public val runId: String,
-    /** The position (0-based call order) of the first difference. */
-    public val position: Int,
-    message: String,
-) : IllegalStateException(message)

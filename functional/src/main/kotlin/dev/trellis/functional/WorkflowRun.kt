@@ -1,126 +1,162 @@
 package dev.trellis.functional
 
-import dev.trellis.checkpoint.CheckpointRecord
-import dev.trellis.checkpoint.CheckpointStore
-import dev.trellis.checkpoint.Lease
+import dev.trellis.graph.Graph
+import dev.trellis.graph.NodeScope
+import dev.trellis.graph.State
+import dev.trellis.graph.StateKey
+import dev.trellis.runtime.Budget
+import dev.trellis.runtime.RunOptions
+import dev.trellis.runtime.Status
+import dev.trellis.runtime.invoke
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Deferred
+import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeout
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.json.Json
-import kotlinx.serialization.json.JsonElement
-import kotlinx.serialization.json.JsonObject
-import kotlinx.serialization.json.JsonPrimitive
-import kotlinx.serialization.json.buildJsonObject
-import kotlinx.serialization.json.int
-import kotlinx.serialization.json.jsonObject
-import kotlinx.serialization.json.jsonPrimitive
-import java.time.Instant
+import java.math.BigDecimal
 import java.util.concurrent.atomic.AtomicInteger
+import kotlin.random.Random
+import kotlin.time.toJavaDuration
 
 /**
- * One execution of a workflow run: claims the run, reads what it recorded, runs the body with a scope that replays
- * recorded tasks and records new ones (a `start` record before a task runs, a `done` record with its result after).
+ * One execution of a workflow's body inside the node that runs it ([node]): replays the steps [journal] recorded,
+ * records new ones, and checks that the code calls the recorded steps in the recorded order (`docs/semantics.md`
+ * §14). What the tasks charged reaches the node's execution once, when the body ends (not when it interrupts).
  */
 internal class WorkflowRun<I, O>(
     private val workflow: Workflow<I, O>,
-    private val store: CheckpointStore,
-    private val runId: String,
-    private val owner: String,
+    private val journal: Journal,
+    private val node: NodeScope,
+    private val budget: Budget?,
+    private val random: Random,
 ) {
-    private val json = Json
-    private val mutex = Mutex()
-    private lateinit var lease: Lease
-    private var sequence = 0L
-    private val started = HashMap<Int, String>()
-    private val done = HashMap<Int, JsonElement>()
-    private var recordedInput: JsonElement? = null
-    private var recordedOutput: JsonElement? = null
+    private val calls = AtomicInteger()
+    private val emitting = Mutex()
+    private val unrecorded = LinkedHashMap<String, BigDecimal>() // charges of tasks that failed: not in the journal
+    private val runId: String get() = journal.runId
 
+    /** Runs the body on [input] (or returns the recorded output of a completed run) and records its output. */
     suspend fun execute(input: I): O {
-        lease = store.claim(runId, owner)
-        try {
-            for (record in store.history(runId)) read(record)
-            recordedOutput?.let { return json.decodeFromJsonElement(workflow.output, it) }
-            val actualInput = recordedInput?.let { json.decodeFromJsonElement(workflow.input, it) } ?: input.also {
-                append(
-                    "RUNNING",
-                    buildJsonObject {
-                        put("type", JsonPrimitive("input"))
-                        put("value", json.encodeToJsonElement(workflow.input, it))
-                    },
-                )
-            }
-            val calls = AtomicInteger()
-            val output = coroutineScope { Scope(this, calls).let { workflow.body(it, actualInput) } }
-            if (calls.get() < started.size) {
-                throw WorkflowNondeterminismException(
-                    runId,
-                    calls.get(),
-                    "Run '$runId' of workflow '${workflow.id}' recorded ${started.size} tasks, but the code now " +
-                        "calls " +
-                        "only ${calls.get()} (the first one missing is '${started[calls.get()]}' at position " +
-                        "${calls.get()}); the code changed since the run started. Finish it with the code it started " +
-                        "with, or start a new run.",
-                )
-            }
-            append(
-                "COMPLETED",
-                buildJsonObject {
-                    put("type", JsonPrimitive("output"))
-                    put("value", json.encodeToJsonElement(workflow.output, output))
-                },
+        journal.output?.let {
+            chargeNode()
+            return Json.decodeFromJsonElement(workflow.output, it)
+        }
+        val output = try {
+            coroutineScope { workflow.body(Scope(this), input) }
+        } catch (e: Throwable) {
+            if (!isInterrupt(e)) chargeNode()
+            throw e
+        }
+        if (calls.get() < journal.startedCount) {
+            chargeNode()
+            throw WorkflowNondeterminismException(
+                runId,
+                calls.get(),
+                "Run '$runId' of workflow '${workflow.id}' recorded ${journal.startedCount} steps, but the code now " +
+                    "calls only ${calls.get()} (the first one missing is '${journal.startedAt(calls.get())}' at " +
+                    "position ${calls.get()}); the code changed since the run started. Finish it with the code it " +
+                    "started with, or start a new run.",
             )
-            return output
-        } finally {
-            store.release(lease)
         }
+        journal.recordOutput(Json.encodeToJsonElement(workflow.output, output))
+        chargeNode()
+        return output
     }
 
-    private fun read(record: CheckpointRecord) {
-        sequence = record.sequence
-        val payload = json.parseToJsonElement(record.payload).jsonObject
-        when (payload.getValue("type").jsonPrimitive.content) {
-            "input" -> recordedInput = payload.getValue("value")
-            "start" -> started[payload.position] = payload.getValue("name").jsonPrimitive.content
-            "done" -> done[payload.position] = payload.getValue("value")
-            "output" -> recordedOutput = payload.getValue("value")
+    /** The runtime's interrupt signal (an internal class of graph-runtime), which must pass through untouched. */
+    private fun isInterrupt(e: Throwable) = e.javaClass.name == INTERRUPT_SIGNAL
+
+    private fun chargeNode() {
+        val totals = LinkedHashMap(journal.totals())
+        synchronized(unrecorded) {
+            unrecorded.forEach { (meter, amount) -> totals[meter] = (totals[meter] ?: BigDecimal.ZERO).add(amount) }
         }
+        for ((meter, total) in totals) node.charge(meter, total.toDouble())
     }
 
-    private val JsonObject.position: Int get() = getValue("position").jsonPrimitive.int
-
-    private suspend fun append(status: String, payload: JsonObject) = mutex.withLock {
-        sequence++
-        val record = CheckpointRecord(
-            runId,
-            sequence,
-            if (sequence == 1L) null else sequence - 1,
-            workflow.id,
-            FORMAT,
-            Instant.now(),
-            status,
-            CheckpointRecord.Kind.FULL,
-            payload.toString(),
-        )
-        lease = store.renew(lease)
-        store.append(lease, record)
-    }
+    private suspend fun emitEvent(payload: Any) = emitting.withLock { node.emit(payload) }
 
     /** The scope of the body: positions are taken in call order, synchronously, also for parallel tasks. */
-    private inner class Scope(private val scope: CoroutineScope, private val calls: AtomicInteger) : WorkflowScope {
+    inner class Scope(private val scope: CoroutineScope) : WorkflowScope {
         override val runId: String get() = this@WorkflowRun.runId
 
-        override suspend fun <T> task(name: String, serializer: KSerializer<T>, block: suspend () -> T): T =
-            runTask(calls.getAndIncrement(), name, serializer, block)
+        override suspend fun <T> task(
+            name: String,
+            serializer: KSerializer<T>,
+            policy: TaskPolicy,
+            block: suspend () -> T,
+        ): T = runTask(calls.getAndIncrement(), name, serializer, policy) { block() }
 
-        override fun <T> taskAsync(name: String, serializer: KSerializer<T>, block: suspend () -> T): Deferred<T> {
+        override fun <T> taskAsync(
+            name: String,
+            serializer: KSerializer<T>,
+            policy: TaskPolicy,
+            block: suspend () -> T,
+        ): Deferred<T> {
             val position = calls.getAndIncrement()
-            return scope.async(start = CoroutineStart.DEFAULT) { runTask(position, name, serializer, block) }
+            return scope.async { runTask(position, name, serializer, policy) { block() } }
+        }
+
+        override suspend fun interrupt(payload: String): String {
+            check(TaskContext.current.get() == null) {
+                "interrupt was called inside task '${TaskContext.current.get()?.name}'; call it between tasks (an " +
+                    "interrupt is a step of the workflow, like a task)."
+            }
+            val position = calls.getAndIncrement()
+            checkStep(position, Journal.INTERRUPT)
+            journal.answerAt(position)?.let { return it }
+            if (journal.startedAt(position) == null) journal.recordInterrupt(position, payload)
+            val answer = node.interrupt(payload) // ends the attempt, or returns the answer of a resumed graph run
+            journal.recordAnswer(position, answer)
+            return answer
+        }
+
+        override suspend fun emit(payload: Any) = emitEvent(payload)
+
+        override fun charge(meter: String, amount: Double) {
+            val task = checkNotNull(TaskContext.current.get()) {
+                "charge('$meter', $amount) was called outside a task: charges are recorded with a task's result, " +
+                    "so that a resumed run counts them once. Charge inside the task's block."
+            }
+            task.charge(meter, amount)
+        }
+
+        override suspend fun <T> graphTask(
+            name: String,
+            graph: Graph,
+            input: State,
+            output: StateKey<T>,
+            options: RunOptions,
+        ): T = runTask(calls.getAndIncrement(), name, output.serializer, TaskPolicy.DEFAULT) { position ->
+            val childId = options.runId ?: "$runId/$name@$position"
+            val child = graph.invoke(input, options.withRunId(childId, checkpointing = options.checkpointing))
+            check(child.status == Status.COMPLETED) {
+                "Graph '${graph.id}' called as task '$name' ended ${child.status} (interrupts: ${child.interrupts
+                    .map { it.payload }}); a graph called as a task must complete. Ask for input with the " +
+                    "workflow's interrupt instead."
+            }
+            child.state[output]
+        }
+    }
+
+    private fun checkStep(position: Int, name: String) {
+        val recorded = journal.startedAt(position)
+        if (recorded != null && recorded != name) {
+            throw WorkflowNondeterminismException(
+                runId,
+                position,
+                "Run '$runId' of workflow '${workflow.id}' recorded step '$recorded' at position $position, but the " +
+                    "code now calls '$name' there; the code changed since the run started. Finish the run with the " +
+                    "code it started with, or start a new run (a step's identity is its call order and its name).",
+            )
         }
     }
 
@@ -128,44 +164,74 @@ internal class WorkflowRun<I, O>(
         position: Int,
         name: String,
         serializer: KSerializer<T>,
-        block: suspend () -> T,
+        policy: TaskPolicy,
+        block: suspend (position: Int) -> T,
     ): T {
-        val recorded = started[position]
-        if (recorded != null && recorded != name) {
-            throw WorkflowNondeterminismException(
-                runId,
-                position,
-                "Run '$runId' of workflow '${workflow.id}' recorded task '$recorded' at position $position, but the " +
-                    "code now calls '$name' there; the code changed since the run started. Finish the run with the " +
-                    "code it started with, or start a new run (task identity is call order plus name).",
-            )
+        checkStep(position, name)
+        journal.doneAt(position)?.let {
+            emitEvent(TaskEvent.Replayed(name, position))
+            return Json.decodeFromJsonElement(serializer, it)
         }
-        done[position]?.let { return json.decodeFromJsonElement(serializer, it) }
-        if (recorded == null) {
-            append(
-                "RUNNING",
-                buildJsonObject {
-                    put("type", JsonPrimitive("start"))
-                    put("position", JsonPrimitive(position))
-                    put("name", JsonPrimitive(name))
-                },
-            )
+        checkBudget(name)
+        if (journal.startedAt(position) == null) journal.recordStart(position, name)
+        emitEvent(TaskEvent.Started(name, position))
+        val task = TaskContext(name)
+        var attempt = 1
+        while (true) {
+            val outcome = runCatchingAttempt { withContext(task) { attempt(name, policy) { block(position) } } }
+            if (outcome.isSuccess) {
+                val result = outcome.getOrThrow()
+                journal.recordDone(position, name, Json.encodeToJsonElement(serializer, result), task.charges())
+                emitEvent(TaskEvent.Completed(name, position, attempt))
+                checkBudget(name)
+                return result
+            }
+            val error = outcome.exceptionOrNull()!!
+            if (!policy.retry.shouldRetry(error, attempt)) {
+                synchronized(unrecorded) {
+                    task.charges().forEach { (meter, amount) ->
+                        unrecorded[meter] = (unrecorded[meter] ?: BigDecimal.ZERO).add(BigDecimal.valueOf(amount))
+                    }
+                }
+                emitEvent(TaskEvent.Failed(name, position, attempt, error))
+                throw error
+            }
+            val pause = policy.retry.delayBefore(attempt + 1, random)
+            emitEvent(TaskEvent.Retrying(name, position, attempt, error, pause.toJavaDuration()))
+            delay(pause)
+            attempt++
         }
-        val result = block()
-        append(
-            "RUNNING",
-            buildJsonObject {
-                put("type", JsonPrimitive("done"))
-                put("position", JsonPrimitive(position))
-                put("name", JsonPrimitive(name))
-                put("value", json.encodeToJsonElement(serializer, result))
-            },
-        )
-        return result
     }
 
-    companion object {
-        /** The version of the records' payload format. */
-        const val FORMAT: Int = 1
+    /** The outcome of one attempt; a cancellation and the runtime's interrupt signal are thrown, not returned. */
+    private suspend inline fun <T> runCatchingAttempt(attempt: () -> T): Result<T> = try {
+        Result.success(attempt())
+    } catch (e: Throwable) {
+        if (e is CancellationException || isInterrupt(e)) throw e
+        Result.failure(e)
+    }
+
+    private suspend fun <T> attempt(name: String, policy: TaskPolicy, block: suspend () -> T): T {
+        val timeout = policy.timeout ?: return block()
+        return try {
+            withTimeout(timeout) { block() }
+        } catch (e: TimeoutCancellationException) {
+            throw TaskTimeoutException(name, timeout.toJavaDuration())
+        }
+    }
+
+    private fun checkBudget(task: String) {
+        val limits = budget?.meters ?: return
+        val totals = journal.totals()
+        for ((meter, limit) in limits) {
+            val total = totals[meter] ?: continue
+            if (total > BigDecimal.valueOf(limit)) {
+                throw WorkflowBudgetExceededException(runId, meter, limit, total.toDouble(), task)
+            }
+        }
+    }
+
+    private companion object {
+        const val INTERRUPT_SIGNAL = "dev.trellis.runtime.internal.execution.InterruptSignal"
     }
 }

@@ -72,7 +72,7 @@ class WorkflowTest : FunSpec({
         }
         val e = shouldThrow<WorkflowNondeterminismException> { changed.run("sky", store, runId = "r3") }
         e.position shouldBe 0
-        e.message!! shouldContain "recorded task 'plan' at position 0, but the code now calls 'outline' there"
+        e.message!! shouldContain "recorded step 'plan' at position 0, but the code now calls 'outline' there"
     }
 
     test("fewer tasks than recorded is a change too") {
@@ -81,6 +81,6 @@ class WorkflowTest : FunSpec({
         shouldThrow<Crash> { report.run("sky", store, runId = "r4") }
         val shorter = workflow<String, String>("report") { topic -> task("plan") { "plan($topic)" } }
         shouldThrow<WorkflowNondeterminismException> { shorter.run("sky", store, runId = "r4") }
-            .message!! shouldContain "recorded 5 tasks, but the code now calls only 1"
+            .message!! shouldContain "recorded 5 steps, but the code now calls only 1"
     }
 })

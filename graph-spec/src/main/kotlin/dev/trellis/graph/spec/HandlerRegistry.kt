@@ -161,6 +161,23 @@ public class HandlerRegistry private constructor(builder: Builder) {
          */
         public fun schema(schema: StateSchema): Builder = put(schemas, "schema", schema.name, schema)
 
+        /**
+         * Registers the functions [graph] holds that are not registered yet, under names made from where they are:
+         * `<graph>.<node>` for a node's body, `<graph>.<node>.task` for a map node's task, `<graph>.<from>.to.<to>`
+         * for an edge's condition, `<graph>.<from>.route` for a route's selector, `<graph>.<from>.match<i>` for a
+         * first-match branch's condition, `<graph>.<node>.interceptor<i>`, `.compensation` and `.cacheKey`,
+         * `<graph>.interceptor<i>` for the graph's own interceptors — and those
+         * of the graphs of its subgraph and map nodes; its schemas too. So a graph built with the Java builder
+         * (`JavaGraph`), which wraps each Java lambda in a function of its own, exports to a spec and loads back with
+         * this registry.
+         *
+         * ```java
+         * HandlerRegistry registry = HandlerRegistry.builder().handlersOf(graph).build();
+         * String yaml = GraphSpec.toYaml(graph, registry);
+         * ```
+         */
+        public fun handlersOf(graph: Graph): Builder = apply { BuiltHandlers.register(this, graph) }
+
         /** Registers [graph] under its id: a spec's subgraph and map nodes may name it (`graph: id`). */
         public fun graph(graph: Graph): Builder = put(graphs, "graph", graph.id, graph)
 

@@ -1,0 +1,24 @@
+package dev.trellis.functional.crash
+
+import java.io.File
+import java.nio.file.Path
+
+/** A child JVM on this test's class path, for the crash tests; its output goes to a file. */
+object ChildJvm {
+    fun start(main: Class<*>, args: List<String>, out: File): Process {
+        val java = Path.of(System.getProperty("java.home"), "bin", "java").toString()
+        val command = listOf(
+            java,
+            "-Xmx256m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            System.getProperty("java.class.path"),
+            main.name,
+        ) + args
+        return ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out).start()
+    }
+
+    /** The start of what the child printed, for an assertion's message. */
+    fun output(file: File): String = if (file.exists()) file.readText().take(4_000) else "(no output)"
+}
