@@ -3,15 +3,14 @@ package dev.trellis.langchain4j
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import kotlinx.serialization.ExperimentalSerializationApi
-import kotlinx.serialization.KSerializer
 import kotlinx.serialization.SerializationException
-import kotlinx.serialization.descriptors.PolymorphicKind
 import kotlinx.serialization.descriptors.PrimitiveKind
 import kotlinx.serialization.descriptors.SerialDescriptor
 import kotlinx.serialization.descriptors.SerialKind
 import kotlinx.serialization.descriptors.StructureKind
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 
@@ -54,7 +53,7 @@ internal fun SerialDescriptor.jsonSchema(): Map<String, Any?> {
                 (0 until elementsCount).associate { getElementName(it) to getElementDescriptor(it).jsonSchema() },
             "required" to (0 until elementsCount).filter { !isElementOptional(it) }.map { getElementName(it) },
         )
-        is PolymorphicKind, SerialKind.CONTEXTUAL -> emptyMap()
+        else -> emptyMap() // polymorphic or contextual: any value
     }
     return if (isNullable && schema.isNotEmpty()) mapOf("anyOf" to listOf(schema, mapOf("type" to "null"))) else schema
 }
@@ -73,7 +72,7 @@ internal fun inputState(tool: McpGraphTool, arguments: JsonObject): State {
         )
         val decoded =
             try {
-                graphJson.decodeFromJsonElement(key.serializer as KSerializer<Any?>, value)
+                graphJson.decodeFromJsonElement(key.serializer, value)
             } catch (e: SerializationException) {
                 throw IllegalArgumentException(
                     "Argument '$name' of tool '${tool.name}' must be a ${key.typeName}, not $value (${e.message}).",
@@ -90,7 +89,7 @@ internal fun outputJson(tool: McpGraphTool, state: State): JsonObject = JsonObje
     tool.outputs.associate { key ->
         @Suppress("UNCHECKED_CAST")
         val typed = key as StateKey<Any?>
-        key.name to if (state.contains(key)) encode(typed, state[typed]) else kotlinx.serialization.json.JsonNull
+        key.name to if (state.contains(key)) encode(typed, state[typed]) else JsonNull
     },
 )
 

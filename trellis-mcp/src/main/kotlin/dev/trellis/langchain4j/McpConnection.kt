@@ -77,6 +77,9 @@ internal class McpConnection(
     @Volatile
     private var session: McpSession? = first
 
+    @Volatile
+    private var closed = false
+
     /** Calls tool [request], failing with a `TimeoutException` when the server has not answered in [requestTimeout]. */
     fun callTool(request: McpSchema.CallToolRequest): McpSchema.CallToolResult = request { it.callTool(request) }
 
@@ -118,11 +121,15 @@ internal class McpConnection(
 
     /** Ends the current session (and the server process, for a child process). */
     fun close() {
-        val current = synchronized(lock) { session.also { session = null } }
+        val current = synchronized(lock) {
+            closed = true
+            session.also { session = null }
+        }
         current?.close()
     }
 
     private fun current(): McpSession = synchronized(lock) {
+        check(!closed) { "These McpTools are closed: start new ones (McpTools.http(url)…start())." }
         session ?: (reopen ?: throw McpTransportSessionClosedException()).invoke().also { session = it }
     }
 

@@ -2,7 +2,6 @@ package dev.trellis.langchain4j
 
 import io.modelcontextprotocol.client.McpAsyncClient
 import io.modelcontextprotocol.client.McpClient
-import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport
 import io.modelcontextprotocol.client.transport.ServerParameters
 import io.modelcontextprotocol.client.transport.StdioClientTransport
@@ -87,7 +86,7 @@ internal fun openHttp(target: HttpTarget, json: McpJsonMapper, timeouts: McpTime
     val clients = HttpClient.newBuilder().connectTimeout(target.connectTimeout)
     val transport: McpClientTransport =
         if (target.sse) {
-            sseTransport(base, endpoint, clients, requests, customizer, json)
+            sseTransport(base, endpoint, clients, target.connectTimeout, requests, customizer, json)
         } else {
             HttpClientStreamableHttpTransport.builder(base)
                 .endpoint(endpoint)
@@ -108,13 +107,15 @@ private fun sseTransport(
     base: String,
     endpoint: String,
     clients: HttpClient.Builder,
+    connectTimeout: Duration,
     requests: HttpRequest.Builder,
     customizer: McpSyncHttpClientRequestCustomizer?,
     json: McpJsonMapper,
 ): McpClientTransport =
-    HttpClientSseClientTransport.builder(base)
+    io.modelcontextprotocol.client.transport.HttpClientSseClientTransport.builder(base)
         .sseEndpoint(endpoint)
         .clientBuilder(clients)
+        .connectTimeout(connectTimeout)
         .requestBuilder(requests)
         .jsonMapper(json)
         .apply { if (customizer != null) httpRequestCustomizer(customizer) }

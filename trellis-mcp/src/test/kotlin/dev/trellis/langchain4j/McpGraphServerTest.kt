@@ -1,5 +1,6 @@
 package dev.trellis.langchain4j
 
+import dev.langchain4j.data.message.ToolExecutionResultMessage
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.graph.stateOf
@@ -14,6 +15,10 @@ import io.modelcontextprotocol.client.McpClient
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport
 import io.modelcontextprotocol.spec.McpSchema
 import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.jsonObject
 import org.junit.jupiter.api.Test
 import java.nio.file.Path
 import java.time.Duration
@@ -43,7 +48,8 @@ class McpGraphServerTest {
     @Test
     fun `a graph served over streamable HTTP is a tool the SDK's client lists and calls`() {
         JettyServer(server.httpServlet("/mcp")).use { jetty ->
-            val transport = HttpClientStreamableHttpTransport.builder("http://127.0.0.1:${jetty.port}").endpoint("/mcp").build()
+            val transport =
+                HttpClientStreamableHttpTransport.builder("http://127.0.0.1:${jetty.port}").endpoint("/mcp").build()
             val client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60)).build()
             try {
                 client.initialize().serverInfo().name() shouldBe "trip-planner"
@@ -62,14 +68,15 @@ class McpGraphServerTest {
                 tools[0].outputSchema() shouldBe
                     mapOf("type" to "object", "properties" to mapOf("plan" to mapOf("type" to "string")))
 
-                val plan = McpSchema.CallToolRequest.builder("plan_trip").arguments(mapOf("city" to "Oslo", "days" to 2))
+                val plan =
+                    McpSchema.CallToolRequest.builder("plan_trip").arguments(mapOf("city" to "Oslo", "days" to 2))
                 val result = client.callTool(plan.build())
                 result.isError shouldBe false
                 result.text() shouldBe "2 days in Oslo"
                 result.structuredContent() shouldBe mapOf("plan" to "2 days in Oslo")
                 // An input with a default may be left out.
-                client.callTool(McpSchema.CallToolRequest.builder("plan_trip").arguments(mapOf("city" to "Rome")).build())
-                    .text() shouldBe "1 days in Rome"
+                val rome = McpSchema.CallToolRequest.builder("plan_trip").arguments(mapOf("city" to "Rome")).build()
+                client.callTool(rome).text() shouldBe "1 days in Rome"
                 // The graph's failure is the call's error result.
                 val failed =
                     client.callTool(
@@ -87,12 +94,11 @@ class McpGraphServerTest {
     @Test
     fun `arguments that do not decode are the call's error, naming the argument`() {
         val input = shouldThrow<IllegalArgumentException> {
-            inputState(planTrip(), kotlinx.serialization.json.Json.parseToJsonElement("""{"city": "Oslo", "days": "two"}""")
-                .let { it as kotlinx.serialization.json.JsonObject })
+            inputState(planTrip(), Json.parseToJsonElement("""{"city": "Oslo", "days": "two"}""").jsonObject)
         }
         input.message!! shouldStartWith "Argument 'days' of tool 'plan_trip' must be a kotlin.Int, not \"two\""
         val unknown = shouldThrow<IllegalArgumentException> {
-            inputState(planTrip(), kotlinx.serialization.json.JsonObject(mapOf("weather" to kotlinx.serialization.json.JsonPrimitive(1))))
+            inputState(planTrip(), JsonObject(mapOf("weather" to JsonPrimitive(1))))
         }
         unknown.message shouldBe "Tool 'plan_trip' has no argument 'weather'; its arguments are [city, days]."
     }
@@ -107,23 +113,27 @@ class McpGraphServerTest {
                         Turn.Calls(cities.map { "plan_trip" to """{"city": "$it", "days": 3}""" }),
                         Turn.Text("Planned."),
                     )
-                    val result = reactAgent(model, trips.tools, maxSteps = 3).invoke(stateOf(AgentState.messages to listOf(Message.User("Plan"))))
+                    val input = stateOf(AgentState.messages to listOf(Message.User("Plan")))
+                    val result = reactAgent(model, trips.tools, maxSteps = 3).invoke(input)
                     result.state[AgentState.answer] shouldBe "Planned."
-                    model.requests[1].messages().filterIsInstance<dev.langchain4j.data.message.ToolExecutionResultMessage>()
+                    model.requests[1].messages().filterIsInstance<ToolExecutionResultMessage>()
                         .map { it.text() } shouldBe cities.map { "3 days in $it" }
                 }
         }
     }
 
     @Test
-    fun `a graph served over stdio answers parallel calls, none lost`(@org.junit.jupiter.api.io.TempDir dir: Path) {
+    fun `a graph served over stdio answers parallel calls, none lost`() {
         val java = Path.of(System.getProperty("java.home"), "bin", "java").toString()
-        McpTools.stdio(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "dev.trellis.mcp.docs.TripServer")
-            .initializationTimeout(Duration.ofSeconds(120)).requestTimeout(Duration.ofSeconds(60)).start().use { trips ->
+        val classPath = System.getProperty("java.class.path")
+        McpTools.stdio(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", classPath, "dev.trellis.mcp.docs.TripServer")
+            .initializationTimeout(Duration.ofSeconds(120)).requestTimeout(Duration.ofSeconds(60)).start()
+            .use { trips ->
                 trips.names shouldBe listOf("plan_trip")
                 val pool = Executors.newFixedThreadPool(8)
                 try {
-                    val calls = (1..200).map { n -> pool.submit<String> { trips.call("plan_trip", """{"city": "C$n"}""") } }
+                    val calls =
+                        (1..200).map { n -> pool.submit<String> { trips.call("plan_trip", """{"city": "C$n"}""") } }
                     calls.map { it.get(120, TimeUnit.SECONDS) } shouldBe (1..200).map { "1 days in C$it" }
                 } finally {
                     pool.shutdownNow()
@@ -136,12 +146,15 @@ class McpGraphServerTest {
         val trip = planTrip().graph
         shouldThrow<IllegalArgumentException> { McpGraphTool.builder("plan trip", trip) }.message shouldBe
             "An MCP tool name has 1 to 128 letters, digits, '_', '-' or '.', not 'plan trip' (for example plan_trip)."
-        shouldThrow<IllegalArgumentException> { McpGraphTool.builder("plan", trip).input(Trip.city).build() }.message shouldBe
+        shouldThrow<IllegalArgumentException> { McpGraphTool.builder("plan", trip).input(Trip.city).build() }
+            .message shouldBe
             "Tool 'plan' has no output: add output(key) with a key of graph 'trip' ([city, days, plan])."
-        shouldThrow<IllegalArgumentException> { McpGraphTool.builder("plan", trip).output(Trip.plan).build() }.message shouldBe
+        shouldThrow<IllegalArgumentException> { McpGraphTool.builder("plan", trip).output(Trip.plan).build() }
+            .message shouldBe
             "Tool 'plan' cannot start graph 'trip': its keys [city] have no default, so a run needs them. " +
             "Add input(key, description) for each."
-        shouldThrow<IllegalArgumentException> { McpGraphTool.builder("plan", trip).input(Fails.reason) }.message shouldBe
+        shouldThrow<IllegalArgumentException> { McpGraphTool.builder("plan", trip).input(Fails.reason) }
+            .message shouldBe
             "Key 'reason' of schema 'fails' cannot be an input of tool 'plan': graph 'trip' has schema 'trip' " +
             "(keys [city, days, plan])."
         shouldThrow<IllegalArgumentException> { McpGraphServer.builder("s", "1").tool(planTrip()).tool(planTrip()) }

@@ -34,7 +34,8 @@ import java.util.function.Supplier
 class McpHttpTest {
     private fun question(text: String) = stateOf(AgentState.messages to listOf(Message.User(text)))
 
-    private fun McpTools.Builder.patient() = initializationTimeout(Duration.ofSeconds(60)).requestTimeout(Duration.ofSeconds(60))
+    private fun McpTools.Builder.patient() =
+        initializationTimeout(Duration.ofSeconds(60)).requestTimeout(Duration.ofSeconds(60))
 
     @Test
     fun `a ReAct agent calls the tools of a server that wants a token, as map tasks`(): Unit = runBlocking {
@@ -51,7 +52,8 @@ class McpHttpTest {
                         ),
                         Turn.Text("Paris is 21 C, and 20 + 1 = 21."),
                     )
-                val events = reactAgent(model, mcp.tools, maxSteps = 3).events(question("Weather, and 20 + 1?")).toList()
+                val agent = reactAgent(model, mcp.tools, maxSteps = 3)
+                val events = agent.events(question("Weather, and 20 + 1?")).toList()
                 val result = (events.last() as RunEvent.Terminal).result
                 result.status shouldBe Status.COMPLETED
                 events.filterIsInstance<RunEvent.NodeStarted>().map { it.path }.filter { it.startsWith("tools[") }
@@ -76,7 +78,9 @@ class McpHttpTest {
                 (asked.get() > before) shouldBe true
             }
             val refused =
-                shouldThrow<McpToolException> { McpTools.http(server.url).header("Authorization", "Bearer nope").patient().start() }
+                shouldThrow<McpToolException> {
+                    McpTools.http(server.url).header("Authorization", "Bearer nope").patient().start()
+                }
             refused.message!! shouldStartWith "MCP server '${server.url}' did not start or did not answer within PT1M"
             refused.message!! shouldContain "Authorization"
         }
@@ -95,7 +99,8 @@ class McpHttpTest {
                 second.calls shouldBe listOf("add")
             }
             val down = shouldThrow<McpToolException> { mcp.call("add", """{"a": 3, "b": 3}""") }
-            down.message!! shouldStartWith "MCP server 'http://127.0.0.1:$port/mcp' did not answer the call of tool 'add'"
+            down.message!! shouldStartWith
+                "MCP server 'http://127.0.0.1:$port/mcp' did not answer the call of tool 'add'"
             HttpTestServer(port = port).use { third ->
                 mcp.call("add", """{"a": 4, "b": 4}""") shouldBe "8"
                 third.calls shouldBe listOf("add")
@@ -106,10 +111,12 @@ class McpHttpTest {
     @Test
     fun `a call not answered within the request timeout fails, and an unreachable server fails start at once`() {
         HttpTestServer(hold = "Rome").use { server ->
-            McpTools.http(server.url).initializationTimeout(Duration.ofSeconds(60)).requestTimeout(Duration.ofSeconds(1))
-                .start().use { mcp ->
+            McpTools.http(server.url).initializationTimeout(Duration.ofSeconds(60))
+                .requestTimeout(Duration.ofSeconds(1)).start().use { mcp ->
                     val error =
-                        shouldThrow<McpToolException> { mcp.call("temperature", """{"city": "Rome", "unit": "CELSIUS"}""") }
+                        shouldThrow<McpToolException> {
+                            mcp.call("temperature", """{"city": "Rome", "unit": "CELSIUS"}""")
+                        }
                     error.message!! shouldContain "did not answer the call of tool 'temperature'"
                     mcp.call("add", """{"a": 2, "b": 3}""") shouldBe "5" // the session is still good
                 }
@@ -179,8 +186,8 @@ class McpHttpTest {
                         .resume("mcp-http-trip", RunOptions(checkpointing = Checkpointing(SqliteCheckpointStore(db))))
                 resumed.status shouldBe Status.COMPLETED
                 server.calls shouldBe listOf("temperature Rome") // Paris completed before the stop: never again
-                model.requests.single().messages().filterIsInstance<ToolExecutionResultMessage>().map { it.text() } shouldBe
-                    listOf("Paris: 21 C", "Rome: 21 F")
+                val results = model.requests.single().messages().filterIsInstance<ToolExecutionResultMessage>()
+                results.map { it.text() } shouldBe listOf("Paris: 21 C", "Rome: 21 F")
             }
         }
     }

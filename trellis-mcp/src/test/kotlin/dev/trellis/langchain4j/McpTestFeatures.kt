@@ -101,7 +101,9 @@ class McpTestFeatures(
     fun prompts(): List<McpServerFeatures.SyncPromptSpecification> = listOf(
         McpServerFeatures.SyncPromptSpecification(
             McpSchema.Prompt.builder("summarize").description("Asks for a summary of a topic").arguments(
-                listOf(McpSchema.PromptArgument.builder("topic").description("what to summarize").required(true).build()),
+                listOf(
+                    McpSchema.PromptArgument.builder("topic").description("what to summarize").required(true).build(),
+                ),
             ).build(),
         ) { _, request ->
             val topic = request.arguments()?.get("topic") ?: error("topic is required")

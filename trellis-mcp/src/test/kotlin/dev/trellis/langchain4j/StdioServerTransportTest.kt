@@ -11,6 +11,7 @@ import io.modelcontextprotocol.spec.McpServerTransport
 import io.modelcontextprotocol.spec.McpServerTransportProvider
 import org.junit.jupiter.api.Test
 import reactor.core.publisher.Mono
+import java.io.IOException
 import java.io.InputStream
 import java.io.OutputStream
 import java.io.PipedInputStream
@@ -22,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger
 /**
  * Whether the MCP Java SDK's stdio server transport still drops answers sent at the same moment (SDK issue 686): a
  * server on it, driven in process over pipes, answers rounds of parallel calls while every send it makes is counted.
- * The SDK's own transport fails some sends ("Failed to enqueue message": those calls never get an answer), so
+ * The SDK's own transport fails some sends ("Failed to enqueue message": those calls never get an answer, and the
+ * failed send ends the session's message loop, so the server answers nothing more), so
  * [SerializedStdioServerTransport] stays; on it, every call is answered. Should the first test fail after an SDK
  * upgrade, the SDK fixed the race: remove the serialized transport and this test's first half.
  */
@@ -43,8 +45,15 @@ class StdioServerTransportTest {
             transport.sendMessage(message).doOnError { failed.incrementAndGet() }
     }
 
-    /** A server on [transport] over pipes; runs [rounds] rounds of [calls] parallel calls, or until one is lost. */
-    private fun lostAnswers(rounds: Int, calls: Int, transport: (InputStream, OutputStream) -> McpServerTransportProvider): Pair<Int, Int> {
+    /** What a round of calls left: sends that failed, calls never answered, and whether the server still answers. */
+    private class Outcome(val failed: Int, val unanswered: Int, val answersAfter: Boolean)
+
+    /** A server on [transport] over pipes; runs [rounds] rounds of [calls] parallel calls, or until a send fails. */
+    private fun lostAnswers(
+        rounds: Int,
+        calls: Int,
+        transport: (InputStream, OutputStream) -> McpServerTransportProvider,
+    ): Outcome {
         val toServer = PipedOutputStream()
         val serverIn = PipedInputStream(toServer, 1 shl 20)
         val fromServer = PipedInputStream(1 shl 20)
@@ -53,12 +62,23 @@ class StdioServerTransportTest {
         val server = McpTestFeatures(record = {}).serve(McpServer.sync(counted))
         val answered = ConcurrentHashMap.newKeySet<Long>()
         val reader = Thread {
-            fromServer.bufferedReader().forEachLine { line ->
-                Regex("\"id\":(\\d+)").find(line)?.let { answered += it.groupValues[1].toLong() }
+            try {
+                fromServer.bufferedReader().forEachLine { line ->
+                    Regex("\"id\":(\\d+)").find(line)?.let { answered += it.groupValues[1].toLong() }
+                }
+            } catch (_: IOException) {
+                // the server's side of the pipe closed
             }
-        }.apply { isDaemon = true; start() }
+        }
+        reader.isDaemon = true
+        reader.start()
+        fun send(line: String) = synchronized(toServer) {
+            toServer.write("$line\n".toByteArray())
+            toServer.flush()
+        }
+        fun call(id: Long) =
+            """{"jsonrpc":"2.0","id":$id,"method":"tools/call","params":{"name":"add","arguments":{"a":$id,"b":1}}}"""
         try {
-            fun send(line: String) = synchronized(toServer) { toServer.write("$line\n".toByteArray()); toServer.flush() }
             send(
                 """{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",""" +
                     """"capabilities":{},"clientInfo":{"name":"test","version":"1"}}}""",
@@ -69,19 +89,21 @@ class StdioServerTransportTest {
             var round = 0
             while (round < rounds && counted.failed.get() == 0) {
                 val ids = (1..calls).map { ++sent }
-                val lines = ids.joinToString("\n") {
-                    """{"jsonrpc":"2.0","id":$it,"method":"tools/call","params":{"name":"add","arguments":{"a":$it,"b":1}}}"""
-                }
-                send(lines)
-                // Every call is either answered or its answer's send failed: nothing is left to chance or a clock.
-                waitFor { answered.count { it in ids.first()..ids.last() } + counted.failed.get() >= calls }
+                send(ids.joinToString("\n") { call(it) })
+                // Each call is answered or its answer's send failed: the round ends on that, not on a clock.
+                waitFor { counted.failed.get() > 0 || answered.count { it in ids.first()..ids.last() } >= calls }
                 round++
             }
-            return counted.failed.get() to (sent.toInt() - answered.count { it > 0 })
+            val failed = counted.failed.get()
+            val unanswered = sent.toInt() - answered.count { it in 1..sent }
+            // One more call, once the others are settled: does the server still answer?
+            send(call(LAST))
+            val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(if (failed > 0) 3 else 120)
+            while (LAST !in answered && System.nanoTime() < deadline) Thread.sleep(5)
+            return Outcome(failed, unanswered, LAST in answered)
         } finally {
             server.closeGracefully()
             toServer.close()
-            reader.interrupt()
         }
     }
 
@@ -94,20 +116,26 @@ class StdioServerTransportTest {
     }
 
     @Test
-    fun `the SDK's stdio server transport still loses answers sent at the same moment`() {
-        val (failed, unanswered) = lostAnswers(rounds = 200, calls = 100) { input, output ->
+    fun `the SDK's stdio server transport still loses answers sent at the same moment, and then stops answering`() {
+        val outcome = lostAnswers(rounds = 200, calls = 100) { input, output ->
             StdioServerTransportProvider(json, input, output)
         }
-        failed shouldBeGreaterThan 0 // the SDK failed to queue some answers...
-        unanswered shouldBe failed // ...and those calls were never answered
+        outcome.failed shouldBeGreaterThan 0 // the SDK failed to queue some answers...
+        (outcome.unanswered >= outcome.failed) shouldBe true // ...whose calls were never answered...
+        outcome.answersAfter shouldBe false // ...and the failed send ended the session's message loop
     }
 
     @Test
     fun `the serialized stdio server transport answers every parallel call`() {
-        val (failed, unanswered) = lostAnswers(rounds = 20, calls = 100) { input, output ->
+        val outcome = lostAnswers(rounds = 20, calls = 100) { input, output ->
             SerializedStdioServerTransport(json, input, output)
         }
-        failed shouldBe 0
-        unanswered shouldBe 0
+        outcome.failed shouldBe 0
+        outcome.unanswered shouldBe 0
+        outcome.answersAfter shouldBe true
+    }
+
+    private companion object {
+        const val LAST = 1_000_000L
     }
 }

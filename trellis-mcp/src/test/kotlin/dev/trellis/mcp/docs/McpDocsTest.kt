@@ -66,7 +66,7 @@ class McpDocsTest {
             .start()
             .use { weather ->
                 val tools = weather.addTo(Tools.builder().add(Clock())).build()
-                reactAgent(model, tools).invoke(stateOf(AgentState.messages to listOf(Message.User("Weather in Paris?"))))
+                reactAgent(model, tools).invoke(stateOf(AgentState.messages to listOf(Message.User("Weather?"))))
             }
         model.toolResults(1) shouldBe listOf("Paris: 21 C", "12:00")
     }
