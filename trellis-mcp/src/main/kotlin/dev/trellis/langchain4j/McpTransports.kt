@@ -5,7 +5,7 @@ import io.modelcontextprotocol.client.McpClient
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport
 import io.modelcontextprotocol.client.transport.ServerParameters
 import io.modelcontextprotocol.client.transport.StdioClientTransport
-import io.modelcontextprotocol.client.transport.customizer.McpSyncHttpClientRequestCustomizer
+import io.modelcontextprotocol.client.transport.customizer.McpAsyncHttpClientRequestCustomizer
 import io.modelcontextprotocol.json.McpJsonMapper
 import io.modelcontextprotocol.spec.McpClientTransport
 import io.modelcontextprotocol.spec.McpSchema
@@ -79,8 +79,11 @@ internal fun openHttp(target: HttpTarget, json: McpJsonMapper, timeouts: McpTime
     for ((name, value) in target.headers) requests.header(name, value)
     val customizer =
         target.dynamicHeaders?.let { headers ->
-            McpSyncHttpClientRequestCustomizer { builder, _, _, _, _ ->
-                headers.get().forEach { (name, value) -> builder.setHeader(name, value) }
+            McpAsyncHttpClientRequestCustomizer { builder, _, _, _, _ ->
+                Mono.fromSupplier {
+                    headers.get().forEach { (name, value) -> builder.setHeader(name, value) }
+                    builder
+                }
             }
         }
     val clients = HttpClient.newBuilder().connectTimeout(target.connectTimeout)
@@ -94,7 +97,7 @@ internal fun openHttp(target: HttpTarget, json: McpJsonMapper, timeouts: McpTime
                 .connectTimeout(target.connectTimeout)
                 .requestBuilder(requests)
                 .jsonMapper(json)
-                .apply { if (customizer != null) httpRequestCustomizer(customizer) }
+                .apply { if (customizer != null) asyncHttpRequestCustomizer(customizer) }
                 .build()
         }
     val client = client(transport, timeouts)
@@ -109,7 +112,7 @@ private fun sseTransport(
     clients: HttpClient.Builder,
     connectTimeout: Duration,
     requests: HttpRequest.Builder,
-    customizer: McpSyncHttpClientRequestCustomizer?,
+    customizer: McpAsyncHttpClientRequestCustomizer?,
     json: McpJsonMapper,
 ): McpClientTransport =
     io.modelcontextprotocol.client.transport.HttpClientSseClientTransport.builder(base)
@@ -118,7 +121,7 @@ private fun sseTransport(
         .connectTimeout(connectTimeout)
         .requestBuilder(requests)
         .jsonMapper(json)
-        .apply { if (customizer != null) httpRequestCustomizer(customizer) }
+        .apply { if (customizer != null) asyncHttpRequestCustomizer(customizer) }
         .build()
 
 /** This session once [initialized] completes; closes it and rethrows when that fails. */

@@ -97,7 +97,7 @@ class McpDocsJavaTest {
             RunResult result = Trellis.runner(desk).invoke(Map.of("topic", "mcp"));
             assertEquals("# MCP\nTools, resources and prompts.", result.getState().get(guide));
             assertEquals(
-                List.of(new Message.User("Summarize what you know about mcp."), new Message.Ai("Here is what I know about mcp:")),
+                List.of(new Message.User("Summarize what you know about mcp."), new Message.Ai("Here is what I know about mcp:", List.of())),
                 result.getState().get(messages));
             assertEquals(2, docs.resources().size());
             assertEquals("summarize", docs.prompts().get(0).getName());
