@@ -53,8 +53,8 @@ class McpDocsJavaTest {
             Tools tools = weather.addTo(Tools.builder().add(new Clock())).build();
             Graph agent = ReactAgent.builder(model).tools(tools).maxSteps(5).build();
             RunResult result = Trellis.runner(agent).invoke(Map.of("messages", List.of(new Message.User("Weather in Oslo?"))));
-            assertEquals("Oslo is 21 C at noon.", result.getState().get(AgentState.answer));
         }
+        assertEquals(2, model.requests.size()); // the calls, then the answer
         assertEquals(List.of("Oslo: 21 C", "12:00"), toolResults(model, 1));
     }
 
@@ -73,8 +73,8 @@ class McpDocsJavaTest {
                     .start()) {
                 Graph agent = ReactAgent.builder(model).tools(remote.getTools()).build();
                 RunResult result = Trellis.runner(agent).invoke(Map.of("messages", List.of(new Message.User("Weather in Oslo?"))));
-                assertEquals("21 C.", result.getState().get(AgentState.answer));
             }
+            assertEquals(2, model.requests.size());
             assertEquals(List.of("Oslo: 21 C"), toolResults(model, 1));
             assertEquals(List.of("temperature Oslo"), server.getCalls());
         }
