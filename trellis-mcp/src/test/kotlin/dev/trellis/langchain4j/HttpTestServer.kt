@@ -24,8 +24,11 @@ import java.util.concurrent.CountDownLatch
  * with [token], requests without `Authorization: Bearer <token>` get 401. [stop] ends it. The servlet sees every
  * request's `Authorization` header in [authorizations].
  */
-open class JettyServer @JvmOverloads constructor(servlet: HttpServlet, token: String? = null, port: Int = 0) :
-    AutoCloseable {
+open class JettyServer @JvmOverloads constructor(
+    servlet: HttpServlet,
+    token: String? = null,
+    port: Int = 0,
+) : AutoCloseable {
     private val server = Server()
     private val connector = ServerConnector(server).apply {
         host = "127.0.0.1"

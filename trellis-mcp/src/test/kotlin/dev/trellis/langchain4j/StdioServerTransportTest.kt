@@ -72,10 +72,12 @@ class StdioServerTransportTest {
         }
         reader.isDaemon = true
         reader.start()
+
         fun send(line: String) = synchronized(toServer) {
             toServer.write("$line\n".toByteArray())
             toServer.flush()
         }
+
         fun call(id: Long) =
             """{"jsonrpc":"2.0","id":$id,"method":"tools/call","params":{"name":"add","arguments":{"a":$id,"b":1}}}"""
         try {
