@@ -97,7 +97,7 @@ internal fun openHttp(target: HttpTarget, json: McpJsonMapper, timeouts: McpTime
                 .connectTimeout(target.connectTimeout)
                 .requestBuilder(requests)
                 .jsonMapper(json)
-                .apply { if (customizer != null) asyncHttpRequestCustomizer(customizer) }
+                .apply { if (customizer != null) addAsyncHttpRequestCustomizer(customizer) }
                 .build()
         }
     val client = client(transport, timeouts)
@@ -121,7 +121,7 @@ private fun sseTransport(
         .connectTimeout(connectTimeout)
         .requestBuilder(requests)
         .jsonMapper(json)
-        .apply { if (customizer != null) asyncHttpRequestCustomizer(customizer) }
+        .apply { if (customizer != null) addAsyncHttpRequestCustomizer(customizer) }
         .build()
 
 /** This session once [initialized] completes; closes it and rethrows when that fails. */
