@@ -102,7 +102,7 @@ class HttpTestServer @JvmOverloads constructor(
     val port: Int get() = jetty.port
 
     /** Its MCP endpoint: `/mcp`, or `/sse` for an SSE server. */
-    val url: String = "http://127.0.0.1:$port/" + if (sse) "sse" else "mcp"
+    val url: String = "http://127.0.0.1:${jetty.port}/" + if (sse) "sse" else "mcp"
 
     val authorizations: List<String?> get() = jetty.authorizations
 
