@@ -145,13 +145,20 @@ private fun Throwable.causes(): Sequence<Throwable> = generateSequence(this) { i
 private fun Throwable.isTransportFailure(): Boolean =
     causes().none { it is McpError } && causes().any {
         it is IOException || it is McpTransportException || it is McpTransportSessionNotFoundException ||
-            it is McpTransportSessionClosedException
+            it is McpTransportSessionClosedException || it.isSessionTerminated()
     }
+
+/**
+ * The SDK's failure of the requests pending when it ends a session the server no longer knows (a 404 after the
+ * server restarted): a plain RuntimeException, recognized by its message.
+ */
+private fun Throwable.isSessionTerminated(): Boolean = message == "MCP session with server terminated"
 
 /** A failure that shows the request never reached the server: it is safe to send again. */
 private fun Throwable.wasNotDelivered(): Boolean =
     causes().any {
-        it is ConnectException || it is HttpConnectTimeoutException || it is McpTransportSessionNotFoundException
+        it is ConnectException || it is HttpConnectTimeoutException || it is McpTransportSessionNotFoundException ||
+            it.isSessionTerminated()
     }
 
 /** The server process ended before it answered. */

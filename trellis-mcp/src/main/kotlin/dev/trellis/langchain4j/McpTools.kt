@@ -290,7 +290,14 @@ public class McpTools private constructor(
             } catch (e: Exception) {
                 connection?.close()
                 if (e is InterruptedException) throw e
-                val why = if (e is McpServerExited) "ended (process ${e.pid})" else (e.message ?: e.javaClass.name)
+                val refused = generateSequence<Throwable>(e) { it.cause }
+                    .filterIsInstance<McpHttpClientTransportAuthorizationException>().firstOrNull()
+                val why = when {
+                    e is McpServerExited -> "ended (process ${e.pid})"
+                    refused != null -> "Authorization refused, HTTP ${refused.responseInfo.statusCode()}: give the " +
+                        "credentials with header(name, value) or headers(supplier)"
+                    else -> e.message ?: e.javaClass.name
+                }
                 throw McpToolException(
                     "MCP server '$server' did not start or did not answer within $initializationTimeout " +
                         "($why)${stderr.describe()}.",
