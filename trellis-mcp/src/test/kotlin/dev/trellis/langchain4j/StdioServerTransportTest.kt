@@ -1,6 +1,5 @@
 package dev.trellis.langchain4j
 
-import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
 import io.modelcontextprotocol.json.McpJsonDefaults
 import io.modelcontextprotocol.server.McpServer
@@ -9,6 +8,7 @@ import io.modelcontextprotocol.spec.McpSchema
 import io.modelcontextprotocol.spec.McpServerSession
 import io.modelcontextprotocol.spec.McpServerTransport
 import io.modelcontextprotocol.spec.McpServerTransportProvider
+import org.junit.jupiter.api.Assumptions.assumeTrue
 import org.junit.jupiter.api.Test
 import reactor.core.publisher.Mono
 import java.io.IOException
@@ -126,7 +126,9 @@ class StdioServerTransportTest {
         val outcome = lostAnswers(rounds = 200, calls = 100) { input, output ->
             StdioServerTransportProvider(json, input, output)
         }
-        outcome.failed shouldBeGreaterThan 0 // the SDK failed to queue some answers...
+        // The race needs two answers queued at the same instant: when no round hit it, there is nothing to show.
+        assumeTrue(outcome.failed > 0) { "no two answers collided in 200 rounds of 100 parallel calls" }
+        // The SDK failed to queue some answers...
         (outcome.unanswered >= outcome.failed) shouldBe true // ...whose calls were never answered...
         outcome.answersAfter shouldBe false // ...and the failed send ended the session's message loop
     }
