@@ -1,32 +1,25 @@
 package dev.trellis.langchain4j
 
 import io.modelcontextprotocol.client.McpAsyncClient
-import io.modelcontextprotocol.client.McpClient
-import io.modelcontextprotocol.client.transport.ServerParameters
-import io.modelcontextprotocol.client.transport.StdioClientTransport
-import io.modelcontextprotocol.json.McpJsonMapper
+import io.modelcontextprotocol.spec.McpError
 import io.modelcontextprotocol.spec.McpSchema
+import io.modelcontextprotocol.spec.McpTransportException
+import io.modelcontextprotocol.spec.McpTransportSessionClosedException
+import io.modelcontextprotocol.spec.McpTransportSessionNotFoundException
 import reactor.core.publisher.Mono
+import java.io.IOException
+import java.net.ConnectException
+import java.net.http.HttpConnectTimeoutException
 import java.time.Duration
 import java.util.ArrayDeque
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.ExecutionException
 
 /**
- * A session with an MCP server process over stdio: the SDK's client, the server's process (so a call to a server
- * that ended fails at once instead of after the request timeout) and the last lines it wrote to its standard error.
+ * One session with an MCP server: the SDK's client and, for a server started as a child process, that process (so a
+ * call to a server that ended fails at once instead of after the request timeout).
  */
-internal class McpConnection private constructor(
-    val client: McpAsyncClient,
-    private val process: ProcessHandle?,
-    val stderr: ServerErrors,
-    /** How long a tool call may wait for its answer (the client's own timeout is the longer initialization one). */
-    val requestTimeout: Duration,
-) {
-    /** Calls tool [request], failing with a `TimeoutException` when the server has not answered in [requestTimeout]. */
-    fun callTool(request: McpSchema.CallToolRequest): McpSchema.CallToolResult =
-        await(client.callTool(request).timeout(requestTimeout))
-
+internal class McpSession(val client: McpAsyncClient, private val process: ProcessHandle?) {
     /** The value of [mono]; fails with [McpServerExited] as soon as the server process ends without answering. */
     fun <T : Any> await(mono: Mono<T>): T {
         val answer = mono.toFuture()
@@ -47,19 +40,7 @@ internal class McpConnection private constructor(
         }
     }
 
-    /** Every tool the server lists, all pages. */
-    fun listTools(): MutableList<McpSchema.Tool> {
-        val tools = ArrayList<McpSchema.Tool>()
-        var page = await(client.listTools())
-        tools += page.tools()
-        while (page.nextCursor() != null) {
-            page = await(client.listTools(page.nextCursor()))
-            tools += page.tools()
-        }
-        return tools
-    }
-
-    /** Ends the session and the server process (the SDK's transport destroys it). */
+    /** Ends the session, and the server process if there is one (the SDK's stdio transport destroys it). */
     fun close() {
         try {
             client.closeGracefully().block(CLOSE_TIMEOUT)
@@ -71,69 +52,114 @@ internal class McpConnection private constructor(
         }
     }
 
-    companion object {
-        private val CLOSE_TIMEOUT: Duration = Duration.ofSeconds(5)
-
-        /** Serializes starts, so the child process a start sees appear is the one it started. */
-        private val starting = Any()
-
-        /** Starts the server and initializes the session; the caller closes the connection when this fails. */
-        fun open(
-            parameters: ServerParameters,
-            json: McpJsonMapper,
-            stderr: ServerErrors,
-            requestTimeout: Duration,
-            initializationTimeout: Duration,
-        ): McpConnection {
-            val transport = SerializedStdioTransport(parameters, json)
-            transport.setStdErrorHandler(stderr::add)
-            // The SDK sends `initialize` as a request under the request timeout: a server that takes longer to start
-            // than one call may take would fail to start. The client's timeout is the longer of the two, and a tool
-            // call is held to the request timeout by [callTool].
-            val client =
-                McpClient.async(transport)
-                    .requestTimeout(maxOf(requestTimeout, initializationTimeout))
-                    .initializationTimeout(initializationTimeout)
-                    .clientInfo(McpSchema.Implementation("trellis", "1"))
-                    .build()
-            val initialized: CompletableFuture<McpSchema.InitializeResult>
-            val process: ProcessHandle?
-            synchronized(starting) {
-                val before = children().mapTo(HashSet()) { it.pid() }
-                initialized = client.initialize().toFuture() // the transport starts the process on connecting
-                var started: ProcessHandle? = null
-                while (started == null && !initialized.isDone) {
-                    started = children().firstOrNull { it.pid() !in before }
-                    if (started == null) Thread.sleep(1)
-                }
-                process = started ?: children().firstOrNull { it.pid() !in before }
-            }
-            val connection = McpConnection(client, process, stderr, requestTimeout)
-            try {
-                connection.await(Mono.fromFuture(initialized))
-            } catch (e: Exception) {
-                connection.close()
-                throw e
-            }
-            return connection
-        }
-
-        private fun children(): List<ProcessHandle> = ProcessHandle.current().children().toList()
+    private companion object {
+        val CLOSE_TIMEOUT: Duration = Duration.ofSeconds(5)
     }
 }
 
 /**
- * The SDK's stdio transport, sending one message at a time: its outbound queue takes one sender at a time and fails
- * a message sent while another is being queued ("Failed to enqueue message"), which parallel tool calls do. The
- * lock is held only while a message is queued, not while it is written or answered.
+ * The connection of an [McpTools] to its server: the current [McpSession] and, for a remote server, how to open a
+ * new one ([reopen]). A request that fails because the connection dropped discards the session, so the next request
+ * opens a new one (a new `initialize`); a request that certainly did not reach the server (the connection was
+ * refused, or the server no longer knows the session, as after its restart) is sent once more at once, on the new
+ * session. A request that may have reached the server is not repeated here: its failure fails the tool call's
+ * attempt, which the tool node's retry policy may run again. A child process that ended is not restarted.
  */
-private class SerializedStdioTransport(parameters: ServerParameters, json: McpJsonMapper) :
-    StdioClientTransport(parameters, json) {
-    private val sending = Any()
+internal class McpConnection(
+    first: McpSession,
+    private val reopen: (() -> McpSession)?,
+    val stderr: ServerErrors,
+    /** How long a request may wait for its answer (the client's own timeout is the longer initialization one). */
+    val requestTimeout: Duration,
+) {
+    private val lock = Any()
 
-    override fun sendMessage(message: McpSchema.JSONRPCMessage): Mono<Void> =
-        synchronized(sending) { super.sendMessage(message) }
+    @Volatile
+    private var session: McpSession? = first
+
+    @Volatile
+    private var closed = false
+
+    /** Calls tool [request], failing with a `TimeoutException` when the server has not answered in [requestTimeout]. */
+    fun callTool(request: McpSchema.CallToolRequest): McpSchema.CallToolResult = request { it.callTool(request) }
+
+    /** The answer to the request [call] sends, under [requestTimeout], reconnecting as the class says. */
+    fun <T : Any> request(call: (McpAsyncClient) -> Mono<T>): T {
+        val current = current()
+        try {
+            return current.await(call(current.client).timeout(requestTimeout))
+        } catch (e: Exception) {
+            if (reopen == null || !e.isTransportFailure()) throw e
+            discard(current)
+            if (!e.wasNotDelivered()) throw e
+        }
+        val fresh = current()
+        return fresh.await(call(fresh.client).timeout(requestTimeout))
+    }
+
+    /** Every page of a listing, [first] then [next] with each cursor. */
+    fun <P : Any, T> pages(
+        first: (McpAsyncClient) -> Mono<P>,
+        next: (McpAsyncClient, String) -> Mono<P>,
+        items: (P) -> List<T>,
+        cursor: (P) -> String?,
+    ): List<T> {
+        val all = ArrayList<T>()
+        var page = request(first)
+        all += items(page)
+        while (true) {
+            val at = cursor(page) ?: break
+            page = request { next(it, at) }
+            all += items(page)
+        }
+        return all
+    }
+
+    /** Every tool the server lists, all pages. */
+    fun listTools(): MutableList<McpSchema.Tool> =
+        pages({ it.listTools() }, { c, at -> c.listTools(at) }, { it.tools() }, { it.nextCursor() }).toMutableList()
+
+    /** Ends the current session (and the server process, for a child process). */
+    fun close() {
+        val current = synchronized(lock) {
+            closed = true
+            session.also { session = null }
+        }
+        current?.close()
+    }
+
+    private fun current(): McpSession = synchronized(lock) {
+        check(!closed) { "These McpTools are closed: start new ones (McpTools.http(url)…start())." }
+        session ?: (reopen ?: throw McpTransportSessionClosedException()).invoke().also { session = it }
+    }
+
+    private fun discard(stale: McpSession) {
+        val dropped = synchronized(lock) { if (session === stale) stale.also { session = null } else null }
+        dropped?.close()
+    }
 }
+
+private fun Throwable.causes(): Sequence<Throwable> = generateSequence(this) { it.cause?.takeIf { c -> c !== it } }
+
+/** A failure of the connection rather than an answer of the server (a JSON-RPC error) or a timeout. */
+private fun Throwable.isTransportFailure(): Boolean =
+    causes().none { it is McpError } && causes().any {
+        it is IOException || it is McpTransportException || it is McpTransportSessionNotFoundException ||
+            it is McpTransportSessionClosedException || it.isSessionTerminated()
+    }
+
+/**
+ * The SDK's failure of the requests pending when it ends a session the server no longer knows (a 404 after the
+ * server restarted): a plain RuntimeException, recognized by its message.
+ */
+private fun Throwable.isSessionTerminated(): Boolean = message == "MCP session with server terminated"
+
+/** A failure that shows the request never reached the server: it is safe to send again. */
+private fun Throwable.wasNotDelivered(): Boolean =
+    causes().any {
+        it is ConnectException || it is HttpConnectTimeoutException || it is McpTransportSessionNotFoundException ||
+            it.isSessionTerminated()
+    }
 
 /** The server process ended before it answered. */
 internal class McpServerExited(val pid: Long) : RuntimeException("MCP server process $pid ended")

@@ -20,14 +20,17 @@ import io.modelcontextprotocol.spec.McpSchema
 internal fun McpSchema.Tool.toSpecification(json: McpJsonMapper): ToolSpecification {
     val input = inputSchema()
     val parameters = JsonObjectSchema.builder()
-    if (input != null) {
-        input.properties()?.forEach { (name, node) -> parameters.addProperty(name, schemaElement(node, json)) }
-        input.required()?.let { parameters.required(it) }
-        input.additionalProperties()?.let { parameters.additionalProperties(it) }
-        val definitions = input.defs() ?: input.definitions()
-        if (!definitions.isNullOrEmpty()) {
-            parameters.definitions(definitions.mapValues { (_, node) -> schemaElement(node, json) })
-        }
+    @Suppress("UNCHECKED_CAST")
+    (input["properties"] as? Map<String, Any?>)?.forEach { (name, node) ->
+        parameters.addProperty(name, schemaElement(node, json))
+    }
+    @Suppress("UNCHECKED_CAST")
+    (input["required"] as? List<String>)?.let { parameters.required(it) }
+    (input["additionalProperties"] as? Boolean)?.let { parameters.additionalProperties(it) }
+    @Suppress("UNCHECKED_CAST")
+    val definitions = (input["\$defs"] ?: input["definitions"]) as? Map<String, Any?>
+    if (!definitions.isNullOrEmpty()) {
+        parameters.definitions(definitions.mapValues { (_, node) -> schemaElement(node, json) })
     }
     return ToolSpecification.builder()
         .name(name())
@@ -89,21 +92,29 @@ private fun objectSchema(schema: Map<String, Any?>, description: String?, json: 
  * text gives that content as JSON.
  */
 internal fun McpSchema.CallToolResult.text(json: McpJsonMapper): String {
-    val parts =
-        content().orEmpty().map { content ->
-            when (content) {
-                is McpSchema.TextContent -> content.text()
-                is McpSchema.ImageContent -> "[image ${content.mimeType()}]"
-                is McpSchema.AudioContent -> "[audio ${content.mimeType()}]"
-                is McpSchema.ResourceLink -> "[resource ${content.uri()}]"
-                is McpSchema.EmbeddedResource ->
-                    when (val resource = content.resource()) {
-                        is McpSchema.TextResourceContents -> resource.text()
-                        else -> "[resource ${resource.uri()}]"
-                    }
-                else -> content.toString()
-            }
-        }
+    val parts = content().orEmpty()
     val structured = structuredContent()
-    return if (parts.isEmpty() && structured != null) json.writeValueAsString(structured) else parts.joinToString("\n")
+    return if (parts.isEmpty() && structured != null) json.writeValueAsString(structured) else parts.text()
 }
+
+/** These contents as text, one per line (see [McpSchema.CallToolResult.text]). */
+internal fun List<McpSchema.Content>.text(): String =
+    joinToString("\n") { content ->
+        when (content) {
+            is McpSchema.TextContent -> content.text()
+            is McpSchema.ImageContent -> "[image ${content.mimeType()}]"
+            is McpSchema.AudioContent -> "[audio ${content.mimeType()}]"
+            is McpSchema.ResourceLink -> "[resource ${content.uri()}]"
+            is McpSchema.EmbeddedResource -> content.resource().text()
+            else -> content.toString()
+        }
+    }
+
+/** A resource's contents as text: its text, or a placeholder naming the type and size of binary contents. */
+internal fun McpSchema.ResourceContents.text(): String =
+    when (this) {
+        is McpSchema.TextResourceContents -> text()
+        is McpSchema.BlobResourceContents ->
+            "[resource ${uri()}: ${mimeType() ?: "binary"}, ${blob().length * 3 / 4} bytes]"
+        else -> "[resource ${uri()}]"
+    }

@@ -1,9 +1,14 @@
 /*
- * Package dev.trellis.langchain4j, module trellis-mcp — the tools of MCP servers as LangChain4j tools of Trellis agents
- * (`docs/agents.md`, "MCP tools"): the server process and its client session (`McpConnection.kt`), the tools it lists
- * turned into `Tools` with bounded concurrency and timeouts (`McpTools.kt`), and JSON Schema to LangChain4j parameter
- * conversion (`McpSchemas.kt`). Its own module so that chat-node users do not pay for the MCP SDK.
+ * Package dev.trellis.langchain4j, module trellis-mcp — MCP for Trellis (`docs/agents.md`, "MCP tools" and after).
+ * Client side: a session with a server and its reconnection (`McpConnection.kt`), opened over stdio, streamable HTTP
+ * or SSE (`McpTransports.kt`); the tools it lists turned into `Tools` with bounded concurrency and timeouts, its
+ * resources and prompts (`McpTools.kt`, `McpResources.kt`), nodes that read them (`McpNodes.kt`), and JSON Schema to
+ * LangChain4j parameter conversion (`McpSchemas.kt`). Server side: graphs offered as MCP tools (`McpGraphTool.kt`,
+ * `McpGraphServer.kt`), their keys' serializers as JSON schemas (`GraphToolJson.kt`), and the SDK's stdio server
+ * transport made safe for parallel answers (`SerializedStdioServerTransport.kt`). Its own module so that chat-node
+ * users do not pay for the MCP SDK.
  *
- * May call: trellis-langchain4j's public API (`Tools`, `ToolFunction`) and the MCP Java SDK's client.
+ * May call: trellis-langchain4j's public API (`Tools`, `ToolFunction`, `Message`), the runtime's public API (runs of
+ * served graphs), the Java facade's `NodeAction` (McpActions) and the MCP Java SDK's client and server.
  */
 package dev.trellis.langchain4j
