@@ -194,7 +194,18 @@ class SamplesTest {
     @Test
     fun `every sample is listed by name`() {
         Samples.all.map { it.name } shouldContainExactly
-            listOf("research", "basics", "routing", "fanout", "mapreduce", "cancellation", "agents", "handoff", "java", "temporal")
+            listOf(
+                "research",
+                "basics",
+                "routing",
+                "fanout",
+                "mapreduce",
+                "cancellation",
+                "agents",
+                "handoff",
+                "java",
+                "temporal",
+            )
         Samples.named(Samples.DEFAULT) shouldBe ResearchSample
     }
 }

@@ -60,7 +60,10 @@ private class BlockingInterceptor(
 
 private class Failure(val error: Throwable)
 
-private class BlockingChain(private val chain: NodeChain, private val scope: CoroutineScope) : JavaNodeInterceptor.Chain {
+private class BlockingChain(
+    private val chain: NodeChain,
+    private val scope: CoroutineScope,
+) : JavaNodeInterceptor.Chain {
     override val nodeId: String get() = chain.nodeId
     override val runId: String get() = chain.runId
     override val attempt: Int get() = chain.attempt

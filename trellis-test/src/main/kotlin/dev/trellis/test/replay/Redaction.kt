@@ -79,7 +79,11 @@ public class Redaction private constructor(private val rules: List<Rule>, privat
                 .pattern(
                     "(?i)\"?(?:api[_-]?key|authorization|x-api-key|access[_-]?token|token|secret|password)\"?\\s*[:=]" +
                         "\\s*\"?(?:Bearer\\s+|Basic\\s+)?+((?!<redacted>)[^\"\\s,}&]+)",
-                    "key", "authorization", "token", "secret", "password",
+                    "key",
+                    "authorization",
+                    "token",
+                    "secret",
+                    "password",
                 )
     }
 }
