@@ -54,6 +54,7 @@ public class WorkflowBudgetExceededException(
     /** The task whose charges crossed the limit. */
     public val task: String,
 ) : IllegalStateException(
-        "Run '$runId' charged $total to meter '$meter', above its budget's limit of $limit (task '$task' crossed it). " +
+        "Run '$runId' charged $total to meter '$meter', above its budget's limit of $limit " +
+            "(task '$task' crossed it). " +
             "Raise the limit in the budget (WorkflowSettings.withBudget) if this is expected.",
     )

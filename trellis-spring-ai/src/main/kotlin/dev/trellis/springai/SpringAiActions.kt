@@ -3,7 +3,7 @@ package dev.trellis.springai
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.javaapi.NodeAction
-import dev.trellis.javaapi.NodeContext
+import dev.trellis.javaapi.JavaNodeScope
 import dev.trellis.runtime.agent.AgentEvent
 import kotlinx.coroutines.runBlocking
 import org.springframework.ai.chat.client.ChatClient
@@ -97,7 +97,7 @@ public object SpringAiActions {
         write(context, response, output, meters)
     }
 
-    private fun write(context: NodeContext, response: ChatResponse, output: StateKey<String>, meters: TokenMeters) {
+    private fun write(context: JavaNodeScope, response: ChatResponse, output: StateKey<String>, meters: TokenMeters) {
         meters.charge(response, context::charge)
         context.set(output, response.answerOf(context.nodeId).text.orEmpty())
     }

@@ -2,7 +2,7 @@ package dev.trellis.springboot
 
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.graph.Graph
-import dev.trellis.javaapi.RunSettings
+import dev.trellis.javaapi.JavaRunOptions
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunControl
 import dev.trellis.runtime.RunInstrumentation
@@ -71,7 +71,7 @@ public class TrellisAutoConfiguration {
         ) {
             TracingSupport.instrumentation(beanFactory)?.let { parts += it }
         }
-        val settings = RunSettings.builder()
+        val settings = JavaRunOptions.builder()
             .checkpointing(store?.let { Checkpointing(it) })
             .control(control)
             .instrumentation(InstrumentationChain.of(parts))

@@ -3,7 +3,7 @@ package dev.trellis.springboot
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
-import dev.trellis.javaapi.RunSettings
+import dev.trellis.javaapi.JavaRunOptions
 import dev.trellis.javaapi.Trellis
 import dev.trellis.javaapi.TrellisRunner
 import dev.trellis.runtime.RunControl
@@ -11,7 +11,7 @@ import dev.trellis.runtime.RunResult
 import kotlinx.coroutines.future.await
 
 /**
- * The runners of the application's graphs: every `Graph` bean, by its id, run with the starter's [settings] —
+ * The runners of the application's graphs: every `Graph` bean, by its id, run with the starter's [options] —
  * checkpoints in the application's store, the drain on shutdown, metrics and tracing when present.
  *
  * ```java
@@ -21,8 +21,8 @@ import kotlinx.coroutines.future.await
  */
 public class TrellisRunners internal constructor(
     graphs: List<Graph>,
-    /** The settings of every run: checkpointing, the drain control and the instrumentation. */
-    public val settings: RunSettings,
+    /** The options of every run: checkpointing, the drain control and the instrumentation. */
+    public val options: JavaRunOptions,
     /** The checkpoint store of the runs, or null when `trellis.store.type=none`. */
     public val store: CheckpointStore?,
     /** The control the runs share; the starter drains it on shutdown. */
@@ -43,11 +43,11 @@ public class TrellisRunners internal constructor(
             "No Graph bean has id '$graphId'; the graphs are ${graphs.keys.sorted()}. Declare the graph as a @Bean, " +
                 "or fix the id.",
         )
-        return Trellis.runner(graph, settings)
+        return Trellis.runner(graph, options)
     }
 
-    /** The runner of [graph] (a graph that is not a bean) with the starter's settings. */
-    public fun runner(graph: Graph): TrellisRunner = Trellis.runner(graph, settings)
+    /** The runner of [graph] (a graph that is not a bean) with the starter's options. */
+    public fun runner(graph: Graph): TrellisRunner = Trellis.runner(graph, options)
 
     /** Runs graph [graphId] from [input] and returns its result, from Kotlin; cancelling the caller cancels the run. */
     public suspend fun invoke(graphId: String, input: State): RunResult = runner(graphId).invokeAsync(input).await()

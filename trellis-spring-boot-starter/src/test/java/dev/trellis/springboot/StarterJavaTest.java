@@ -55,7 +55,7 @@ class StarterJavaTest {
                 RunResult result = runners.runner("greeting").invoke(Map.of("name", "Ada"));
                 assertEquals(Status.COMPLETED, result.getStatus());
                 assertEquals("Hello, Ada!", result.getState().get(TEXT));
-                assertEquals(1, runners.getSettings().getCheckpointing().stream().count());
+                assertEquals(1, runners.getOptions().getCheckpointing().stream().count());
             });
     }
 }

@@ -117,7 +117,7 @@ class TrellisAutoConfigurationTest {
             .run { context ->
                 val runners = context.getBean(TrellisRunners::class.java)
                 runners.store shouldBe null
-                runners.settings.checkpointing.isPresent shouldBe false
+                runners.options.checkpointing.isPresent shouldBe false
                 runners.runner("greeting").invoke(mapOf("name" to "Ada")).status shouldBe Status.COMPLETED
             }
     }

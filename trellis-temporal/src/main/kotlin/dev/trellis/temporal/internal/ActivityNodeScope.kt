@@ -77,7 +77,8 @@ internal class ActivityNodeScope(
         node.slice?.writeViolation(node.id, key)?.let { throw violated(it) }
         refuse(key.accepts(value)) {
             val given = if (value == null) "null" else "a value of type ${value.javaClass.name}"
-            "Node '${node.id}' wrote $given to state key '${key.name}', which holds values of type ${key.typeName}; the " +
+            "Node '${node.id}' wrote $given to state key '${key.name}', which holds values of type " +
+                "${key.typeName}; the " +
                 "write was refused and the node failed. Write a value of type ${key.typeName}" +
                 (if (value == null) " (or declare the key nullable)." else ".")
         }
