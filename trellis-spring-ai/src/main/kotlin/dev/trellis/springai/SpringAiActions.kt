@@ -2,8 +2,8 @@ package dev.trellis.springai
 
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
-import dev.trellis.javaapi.NodeAction
 import dev.trellis.javaapi.JavaNodeScope
+import dev.trellis.javaapi.NodeAction
 import dev.trellis.runtime.agent.AgentEvent
 import kotlinx.coroutines.runBlocking
 import org.springframework.ai.chat.client.ChatClient
