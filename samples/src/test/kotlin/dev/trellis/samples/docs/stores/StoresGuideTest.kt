@@ -50,7 +50,7 @@ class StoresGuideTest {
 
     @Test
     fun `the PostgreSQL store works through a HikariCP pool`(): Unit = runBlocking {
-        val url = (TestPostgres.dataSource as PGSimpleDataSource).url
+        val url = (TestPostgres.dataSource as PGSimpleDataSource).getURL()
         val schema = TestPostgres.newSchema()
         val pool = HikariDataSource(
             HikariConfig().apply {
