@@ -48,7 +48,7 @@ class AgentsGuideJavaTest {
         .build();
 
     @Test
-    void aChatActionInABlockingNodeAnswersTheQuestion() {
+    void aChatActionInABlockingNodeAnswersTheQuestion() throws Exception {
         StateSchema schema = new StateSchema("qa");
         StateKey<String> question = Keys.required(schema, "question", String.class);
         StateKey<String> answer = Keys.of(schema, "answer", String.class, "");
@@ -71,7 +71,7 @@ class AgentsGuideJavaTest {
     }
 
     @Test
-    void toolsComeFromAnnotatedMethodsAndFromASpecificationWithAFunction() {
+    void toolsComeFromAnnotatedMethodsAndFromASpecificationWithAFunction() throws Exception {
         Mailer mailer = new Mailer();
         ToolSpecification mailSpec = ToolSpecification.builder().name("sendMail").description("Sends a mail").build();
 
@@ -84,7 +84,7 @@ class AgentsGuideJavaTest {
     }
 
     @Test
-    void aReactAgentCallsTheToolThenAnswers() {
+    void aReactAgentCallsTheToolThenAnswers() throws Exception {
         Graph agent = ReactAgent.builder(model).tools(Tools.from(new Weather())).maxSteps(5).system("Be brief.").build();
         RunResult result = Trellis.runner(agent).invoke(Map.of("messages", List.of(new Message.User("Weather in Paris?"))));
         String answer = result.getState().get(AgentState.answer);
@@ -92,7 +92,7 @@ class AgentsGuideJavaTest {
     }
 
     @Test
-    void tokenMetersChargeEveryCallAndABudgetBoundsThem() {
+    void tokenMetersChargeEveryCallAndABudgetBoundsThem() throws Exception {
         ChatModel model = ScriptedChatModel.builder()
             .answer(ScriptedAnswer.text("5 C.").withUsage(1_000, 100))
             .build();
@@ -108,7 +108,7 @@ class AgentsGuideJavaTest {
     }
 
     @Test
-    void aSupervisorDelegatesToAWorkerAgent() {
+    void aSupervisorDelegatesToAWorkerAgent() throws Exception {
         ChatModel model = ScriptedChatModel.builder()
             .whenPrompt("Write about bees",
                 ScriptedAnswer.toolCall("researcher", "{\"task\": \"bees\"}"), ScriptedAnswer.text("Bees make honey."))
@@ -127,7 +127,7 @@ class AgentsGuideJavaTest {
     }
 
     @Test
-    void votingOfFiveSamplesWithAJudge() {
+    void votingOfFiveSamplesWithAJudge() throws Exception {
         ChatModel model = ScriptedChatModel.of("Sydney", "Canberra", "Sydney", "Melbourne", "Sydney");
         ChatModel judge = ScriptedChatModel.of("[2]");
 
@@ -138,7 +138,7 @@ class AgentsGuideJavaTest {
     }
 
     @Test
-    void aThreadAgentRemembersTheThreadAcrossRuns() {
+    void aThreadAgentRemembersTheThreadAcrossRuns() throws Exception {
         ChatModel model = ScriptedChatModel.builder()
             .whenPrompt("I am Ann.", ScriptedAnswer.text("Hello Ann."))
             .whenPrompt("Who am I?", request ->

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.core.type.TypeReference;
+import tools.jackson.core.type.TypeReference;
 import dev.trellis.checkpoint.CheckpointRecord;
 import dev.trellis.checkpoint.CheckpointStore;
 import dev.trellis.checkpoint.Lease;
