@@ -125,7 +125,7 @@ class JavaGuideTest {
     }
 
     @Test
-    void keysAndAGraphOfTheThreeKindsOfNodesRunToTheLimitOfTheRoute() {
+    void keysAndAGraphOfTheThreeKindsOfNodesRunToTheLimitOfTheRoute() throws Exception {
         StateSchema schema = new StateSchema("ingest");
         StateKey<String> url = Keys.required(schema, "url", String.class);               // input must give it
         StateKey<Integer> count = Keys.of(schema, "count", Integer.class, 0);             // default 0
@@ -200,7 +200,7 @@ class JavaGuideTest {
     }
 
     @Test
-    void interceptorsWrapTheNodesOfAGraphOneNodeAndEveryRun() {
+    void interceptorsWrapTheNodesOfAGraphOneNodeAndEveryRun() throws Exception {
         StateSchema schema = new StateSchema("research");
         StateKey<List<String>> notes = Keys.appending(schema, "notes", String.class);
         JavaGraph.Builder builder = JavaGraph.builder("research", schema)
@@ -342,7 +342,7 @@ class JavaGuideTest {
     }
 
     @Test
-    void aStoreWrittenInJavaDecoratesABuiltInOne() {
+    void aStoreWrittenInJavaDecoratesABuiltInOne() throws Exception {
         StateSchema schema = new StateSchema("count");
         StateKey<Integer> count = Keys.of(schema, "count", Integer.class, 0);
         Graph graph = JavaGraph.builder("count", schema).node("add", ctx -> ctx.update(count, c -> c + 1)).start("add").build();

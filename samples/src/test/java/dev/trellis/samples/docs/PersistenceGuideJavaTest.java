@@ -103,7 +103,7 @@ class PersistenceGuideJavaTest {
     }
 
     @Test
-    void retryContinuesAFailedRunFromItsLastCheckpointBeforeTheFailure() {
+    void retryContinuesAFailedRunFromItsLastCheckpointBeforeTheFailure() throws Exception {
         TrellisRunner runner = Trellis.runner(
             graph, JavaRunOptions.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build());
         RunResult paused = runner.invoke(Map.of("item", "fragile"));
@@ -117,7 +117,7 @@ class PersistenceGuideJavaTest {
     }
 
     @Test
-    void timeTravelListsARunsCheckpointsReadsTheStateAtOneAndForksFromIt() {
+    void timeTravelListsARunsCheckpointsReadsTheStateAtOneAndForksFromIt() throws Exception {
         TrellisRunner runner = Trellis.runner(
             graph, JavaRunOptions.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build());
         String runId = runner.invoke(Map.of("item", "tea")).getRunId();
@@ -133,7 +133,7 @@ class PersistenceGuideJavaTest {
     }
 
     @Test
-    void aSnapshotLeavesTheStoreAsJsonAndResumesAsANewRun() {
+    void aSnapshotLeavesTheStoreAsJsonAndResumesAsANewRun() throws Exception {
         TrellisRunner runner = Trellis.runner(
             graph, JavaRunOptions.builder().checkpointing(new Checkpointing(new InMemoryCheckpointStore())).build());
         String runId = runner.invoke(Map.of("item", "cups")).getRunId();

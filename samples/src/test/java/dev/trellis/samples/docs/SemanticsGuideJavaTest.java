@@ -25,7 +25,7 @@ class SemanticsGuideJavaTest {
     private final StateKey<NodeError> searchError = Keys.nodeError(schema, "searchError");
 
     @Test
-    void firstMatchTakesTheFirstConditionThatHoldsElseTheDefaultTarget() {
+    void firstMatchTakesTheFirstConditionThatHoldsElseTheDefaultTarget() throws Exception {
         JavaGraph.Builder builder = JavaGraph.builder("review", schema)
             .node("write", ctx -> ctx.update(drafts, d -> d + 1))
             .node("review", ctx -> ctx.set(approved, ctx.get(drafts) >= ctx.get(approveAt)))
@@ -43,7 +43,7 @@ class SemanticsGuideJavaTest {
     }
 
     @Test
-    void anErrorRouteTakesANodesFailureAndADefaultRouteEveryOtherNodes() {
+    void anErrorRouteTakesANodesFailureAndADefaultRouteEveryOtherNodes() throws Exception {
         JavaGraph.Builder builder = JavaGraph.builder("research", schema)
             .node("search", ctx -> { throw new IllegalStateException("search API is down"); })
             .node("fallback", ctx -> ctx.set(outcome, "cached (" + ctx.get(searchError).getMessage() + ")"))

@@ -41,7 +41,7 @@ class StoresGuideJavaTest {
     }
 
     @Test
-    void aProcessClaimsARunAppendsUnderItsLeaseRenewsAndReleasesIt() {
+    void aProcessClaimsARunAppendsUnderItsLeaseRenewsAndReleasesIt() throws Exception {
         String payloadJson = "{\"scope\":\"trellis.run\"}";
         AsyncCheckpointStore store = AsyncCheckpointStore.of(new SqliteCheckpointStore(Path.of("trellis.db")));
         Lease lease = store.claim("run-1", "worker-" + ProcessHandle.current().pid()).toCompletableFuture().join();
