@@ -30,7 +30,7 @@ class JavaSurfaceTest {
     )
 
     /**
-     * Problems known and not fixed yet, exactly as the test reports them, by reason: none are left (issue 30). A
+     * Problems known and not fixed yet, exactly as the test reports them, by reason (issue 30). A
      * problem may be listed here only with a reason; the test fails when a listed one is gone, so that it leaves the
      * list.
      */
@@ -63,7 +63,6 @@ class JavaSurfaceTest {
             "dev/trellis/springai/ToolCall: Java reaches [serializer] through Companion (@JvmStatic, @JvmField or const)",
             "dev/trellis/springai/ToolNodesKt.toolCallingChatNode-BAHpl2s: mangled name (@JvmSynthetic or @JvmName)",
             "dev/trellis/springai/ToolNodesKt.toolNode-OobDqkE: mangled name (@JvmSynthetic or @JvmName)",
-            "org.opentest4j.AssertionFailedError:",
         ),
     )
 
