@@ -56,23 +56,13 @@ public object TransientFaults {
     }
 
     /**
-     * Runs [attempt] until it returns or throws an error that does not pass ([isTransient], rethrown as is), waiting
-     * between attempts with an exponential backoff (25 ms doubling up to 2 s, jittered). An attempt that fails with
-     * a passing error after [unavailableAfter] has gone by since the first one began is the last: [giveUp] turns its
-     * error into what is thrown. [attempt] is told its number (1 for the first), so that a retry can first reconcile
-     * what an attempt whose answer was lost may have done.
-     */
-    public suspend fun <T> retrying(
-        unavailableAfter: Duration,
-        isTransient: (Throwable) -> Boolean,
-        giveUp: (failure: Exception, attempts: Int, waited: Duration) -> Exception,
-        attempt: suspend (number: Int) -> T,
-    ): T = retryLoop(Backoff(unavailableAfter), isTransient, giveUp, attempt)
-
-    /**
-     * [retrying] for an operation whose first attempt ran already and failed with [failure], an error that passes:
-     * the caller tries once with nothing around it and pays for the retry's bookkeeping only when that attempt fails.
-     * The next attempt (number 2) comes after the first pause; the bound counts from this call.
+     * Runs [attempt] again, for an operation whose first attempt ran already and failed with [failure], an error that
+     * passes (the caller tries once with nothing around it and pays for the retry's bookkeeping only when that attempt
+     * fails), until it returns or throws an error that does not pass ([isTransient], rethrown as is), waiting between
+     * attempts with an exponential backoff (25 ms doubling up to 2 s, jittered). The next attempt (number 2) comes
+     * after the first pause; the bound counts from this call. An attempt that fails with a passing error after
+     * [unavailableAfter] has gone by is the last: [giveUp] turns its error into what is thrown. [attempt] is told its
+     * number, so that a retry can first reconcile what an attempt whose answer was lost may have done.
      */
     public suspend fun <T> retryingAfter(
         failure: Exception,
@@ -102,7 +92,10 @@ public object TransientFaults {
         }
     }
 
-    /** [retrying] for blocking code, on the calling thread: it sleeps between attempts. */
+    /**
+     * The same retries for blocking code, running every attempt (the first too) on the calling thread: it sleeps
+     * between attempts.
+     */
     public fun <T> retryingBlocking(
         unavailableAfter: Duration,
         giveUp: (failure: Exception, attempts: Int, waited: Duration) -> Exception,
@@ -120,7 +113,7 @@ public object TransientFaults {
     }
 
     /**
-     * The schedule of [retrying] and [retryingBlocking]: the attempt [number], and the pause before the next one
+     * The schedule of [retryingAfter] and [retryingBlocking]: the attempt [number], and the pause before the next one
      * (25 ms doubling up to 2 s, jittered, never past the bound), or [giveUp]'s error once [unavailableAfter] is spent.
      */
     private class Backoff(unavailableAfter: Duration) {
