@@ -20,7 +20,9 @@ import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.buffer
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.flow.flowOn
 import kotlinx.coroutines.future.future
@@ -178,7 +180,10 @@ public class TrellisTelemetry(openTelemetry: OpenTelemetry) : RunInstrumentation
         val run = RunTrace(this@TrellisTelemetry, graph, Context.current(), resumes)
         try {
             // The run's context is current in the run (its store calls, its nodes' coroutines), not in the collector.
-            events(run.nodes).flowOn(run.context.asContextElement()).collect { event ->
+            // The buffer makes the run a coroutine of its own: without it, flowOn with the caller's dispatcher runs
+            // the run in the collector's coroutine, and kotlinx.coroutines 1.11 then leaves the run's context current
+            // on the caller's thread after the run first suspends (kotlinx.coroutines issue 4755).
+            events(run.nodes).flowOn(run.context.asContextElement()).buffer(Channel.BUFFERED).collect { event ->
                 run.observe(event)
                 emit(event)
             }

@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * An OTLP/HTTP trace receiver on an ephemeral port, as a collector or Jaeger listens on 4318: it accepts
@@ -22,6 +24,7 @@ final class OtlpReceiver implements AutoCloseable {
     private final HttpServer server;
     private final List<ReceivedSpan> spans = new CopyOnWriteArrayList<>();
     private final List<String> contentTypes = new CopyOnWriteArrayList<>();
+    private final ExecutorService executor = Executors.newCachedThreadPool();
 
     OtlpReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -38,6 +41,8 @@ final class OtlpReceiver implements AutoCloseable {
                 exchange.getResponseBody().close(); // an empty ExportTraceServiceResponse
             }
         });
+        // Exchanges on a pool of their own, so that one slow exchange does not hold up the server's accepting thread.
+        server.setExecutor(executor);
         server.start();
     }
 
@@ -57,6 +62,7 @@ final class OtlpReceiver implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
+        executor.shutdownNow();
     }
 
     // ExportTraceServiceRequest.resource_spans = 1; ResourceSpans.scope_spans = 2; ScopeSpans.spans = 2;

@@ -16,6 +16,7 @@ import dev.trellis.runtime.Checkpointing;
 import dev.trellis.runtime.RunResult;
 import dev.trellis.runtime.Status;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -73,8 +74,11 @@ class RunnerTracingTest {
             } finally {
                 request.end();
             }
+            // The caller's thread is left as it was: a run it started is not current on it once the call returned.
+            assertEquals(Context.root(), Context.current(), "the context of the caller's thread after invokeAsync");
             assertEquals(Status.INTERRUPTED, paused.getStatus());
             assertEquals(Status.INTERRUPTED, runner.invoke(Map.of()).getStatus()); // the blocking call is traced too
+            assertEquals(Context.root(), Context.current(), "the context of the caller's thread after invoke");
             RunResult done = runner.resumeAsync(paused.getRunId(), "yes").get(30, TimeUnit.SECONDS);
             assertEquals(Status.COMPLETED, done.getStatus());
             assertTrue(sdk.getSdkTracerProvider().forceFlush().join(30, TimeUnit.SECONDS).isSuccess());
@@ -96,7 +100,7 @@ class RunnerTracingTest {
             OtlpReceiver.ReceivedSpan draft = spans.stream()
                 .filter(s -> s.name().equals("trellis.node draft") && s.traceId().equals(first.traceId()))
                 .findFirst().orElseThrow();
-            assertEquals(first.spanId(), draft.parentSpanId());
+            assertEquals(first.spanId(), draft.parentSpanId(), spans.stream().map(x -> x.name()+" id="+x.spanId()+" parent="+x.parentSpanId()+" trace="+x.traceId()).collect(Collectors.joining("\n")));
             long approves = spans.stream().filter(s -> s.name().equals("trellis.node approve")).count();
             assertEquals(3, approves, names.toString());
         }

@@ -14,16 +14,21 @@ import io.kotest.matchers.shouldBe
 import io.opentelemetry.api.common.AttributeKey
 import io.opentelemetry.api.common.Attributes
 import io.opentelemetry.api.trace.Span
+import io.opentelemetry.context.Context
 import io.opentelemetry.extension.kotlin.asContextElement
 import io.opentelemetry.sdk.testing.junit5.OpenTelemetryExtension
 import io.opentelemetry.sdk.trace.data.SpanData
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.asCoroutineDispatcher
+import kotlinx.coroutines.async
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.yield
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
+import java.util.concurrent.Executors
 import kotlin.time.Duration.Companion.milliseconds
 
 /** Spans and metrics of traced runs (`docs/observability.md`). */
@@ -192,5 +197,36 @@ class TracingTest {
         withContext(Dispatchers.Default) { graph.invoke() }.status shouldBe Status.COMPLETED
         Span.current().spanContext.isValid shouldBe false
         otel.spans.filter { it.name.startsWith("trellis.") } shouldBe emptyList()
+    }
+
+    @Test
+    fun `while a traced run waits, other coroutines of its thread do not see its spans`() {
+        val telemetry = TrellisTelemetry(otel.openTelemetry)
+        val entered = CompletableDeferred<Unit>()
+        val release = CompletableDeferred<Unit>()
+        val waits = graph("waits", S) {
+            val wait = node("wait") {
+                entered.complete(Unit)
+                release.await()
+                set(S.log, listOf("released"))
+            }
+            start(wait)
+        }
+        val thread = Executors.newSingleThreadExecutor().asCoroutineDispatcher()
+        try {
+            runBlocking(thread) {
+                val run = async { telemetry.invoke(waits) }
+                entered.await()
+                // This coroutine has no context element of its own: it sees what the thread holds, which must be
+                // the caller's context (none here), not the context of the run waiting on the same thread.
+                Context.current() shouldBe Context.root()
+                release.complete(Unit)
+                run.await().status shouldBe Status.COMPLETED
+                Context.current() shouldBe Context.root()
+            }
+        } finally {
+            thread.close()
+        }
+        otel.spans.single { it.name == "trellis.node wait" }.attributes[Attr.STATUS] shouldBe "COMPLETED"
     }
 }
