@@ -23,7 +23,7 @@ public class BlockedThreadWarning internal constructor(
     public val nodeId: String,
     /** Its execution number. */
     public val execution: Int,
-    /** How long its action kept the thread. */
+    /** How long its action kept the thread, to within about 10 ms. */
     public val blockedFor: Duration,
 ) {
     override fun equals(other: Any?): Boolean = other is BlockedThreadWarning && other.nodeId == nodeId &&

@@ -49,7 +49,7 @@ internal fun outputBody(block: BiConsumer<JavaNodeScope, State>): suspend NodeSc
 private suspend inline fun runInline(scope: NodeScope, action: (JavaNodeScope) -> Unit) {
     val context = JavaNodeScope(scope, currentCoroutineContext())
     context.actionThread = Thread.currentThread()
-    val started = System.nanoTime()
+    val started = CoarseClock.nanos()
     val failure = try {
         action(context)
         null
@@ -59,7 +59,7 @@ private suspend inline fun runInline(scope: NodeScope, action: (JavaNodeScope) -
     } finally {
         context.actionThread = null
     }
-    val took = System.nanoTime() - started
+    val took = CoarseClock.nanos() - started
     // The context goes to finish alone, as before there was a warning: passed to another call, the JIT would allocate
     // it for every execution instead of taking its fields apart (+32 B per Java node in the bench module's chain).
     context.finish(failure, if (BlockedThreadWarning.over(took)) blocked(scope, took) else null)
