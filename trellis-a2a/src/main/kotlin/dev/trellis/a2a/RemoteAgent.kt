@@ -18,9 +18,13 @@ import io.a2a.spec.TaskIdParams
 import io.a2a.spec.TaskState
 import io.a2a.spec.TaskStatusUpdateEvent
 import io.a2a.spec.TextPart
+import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.cancel
 import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runInterruptible
 import kotlinx.coroutines.withContext
 import java.util.UUID
@@ -50,8 +54,15 @@ public class RemoteAgent private constructor(
     /** The remote agent's name, from its card. */
     public val name: String get() = card.name()
 
-    /** Closes the client. */
+    /**
+     * Cancels remote tasks that their exchange left before the agent named them (see [RemoteTask]): on the IO pool,
+     * not on the client's thread that delivered the name.
+     */
+    private val lateCancels = CoroutineScope(SupervisorJob() + Dispatchers.IO)
+
+    /** Closes the client (and gives up cancelling tasks the agent has not named yet). */
     override fun close() {
+        lateCancels.cancel()
         client.close()
     }
 
@@ -61,7 +72,8 @@ public class RemoteAgent private constructor(
      * Sends [text] to the agent as a new task in context [contextId] and follows the task to its end: each update
      * goes to [emit] as an [A2aEvent]; when the agent asks for input, [interrupt] gets its question and returns the
      * answer, which is sent to the same task. Returns the completed task's outcome. Whenever this ends before the
-     * task did (cancelled, interrupted, failed), the remote task is cancelled.
+     * task did (cancelled, interrupted, failed), the remote task is cancelled: before this returns when the agent
+     * named the task already, else as soon as it names it.
      */
     internal suspend fun exchange(
         text: String,
@@ -70,18 +82,18 @@ public class RemoteAgent private constructor(
         interrupt: (String) -> String,
     ): RemoteOutcome {
         var message = userMessage(text, contextId, null)
-        var open: String? = null // the id of a remote task that has not ended
+        val task = RemoteTask { id -> lateCancels.launch { cancelQuietly(id) } }
         try {
             while (true) {
-                val end = follow(message, emit) { open = it }
+                val end = follow(message, emit, task)
                 when (end.state) {
                     TaskState.COMPLETED -> {
-                        open = null
+                        task.ended()
                         return end
                     }
                     TaskState.INPUT_REQUIRED -> message = userMessage(interrupt(end.statusText), contextId, end.taskId)
                     else -> {
-                        if (end.state.isFinal) open = null
+                        if (end.state.isFinal) task.ended()
                         throw RemoteAgentException(
                             name,
                             end.taskId,
@@ -94,7 +106,7 @@ public class RemoteAgent private constructor(
                 }
             }
         } finally {
-            val id = open
+            val id = task.abandon()
             if (id != null) withContext(NonCancellable) { cancelQuietly(id) }
         }
     }
@@ -103,17 +115,21 @@ public class RemoteAgent private constructor(
         runCatching { runInterruptible(Dispatchers.IO) { client.cancelTask(TaskIdParams(taskId)) } }
     }
 
-    /** Sends [message] and relays the task's updates until it completes, ends or asks for input. */
-    private suspend fun follow(
-        message: Message,
-        emit: suspend (Any) -> Unit,
-        started: (String) -> Unit,
-    ): RemoteOutcome {
+    /**
+     * Sends [message] and relays the task's updates until it completes, ends or asks for input. [remoteTask] learns
+     * the task's id from the first update, as it arrives.
+     */
+    private suspend fun follow(message: Message, emit: suspend (Any) -> Unit, remoteTask: RemoteTask): RemoteOutcome {
         val events = Channel<ClientEvent>(Channel.UNLIMITED)
-        val consumer = BiConsumer<ClientEvent, AgentCard> { event, _ -> events.trySend(event) }
+        val consumer = BiConsumer<ClientEvent, AgentCard> { event, _ ->
+            taskOf(event)?.let { remoteTask.named(it.id, ended = it.status.state().isFinal) }
+            events.trySend(event)
+        }
         val onError = Consumer<Throwable> { events.close(it) }
         try {
             runInterruptible(Dispatchers.IO) { client.sendMessage(message, listOf(consumer), onError, null) }
+        } catch (e: kotlinx.coroutines.CancellationException) {
+            throw e
         } catch (e: Exception) {
             val problem = "Remote agent '$name' at ${card.url()} refused the message: $e"
             throw RemoteAgentException(name, null, null, problem, e)
@@ -124,14 +140,12 @@ public class RemoteAgent private constructor(
                     is MessageEvent -> return RemoteOutcome.ofMessage(event.message)
                     is TaskEvent -> {
                         val task = event.task
-                        started(task.id)
                         val status = task.status
                         emit(A2aEvent.Status(name, task.id, status.state().asString(), textOf(status.message())))
                         if (task.status.state().ends()) return RemoteOutcome.of(task)
                     }
                     is TaskUpdateEvent -> {
                         val task = event.task
-                        started(task.id)
                         when (val update = event.updateEvent) {
                             is TaskStatusUpdateEvent -> {
                                 val status = update.status
@@ -175,6 +189,13 @@ public class RemoteAgent private constructor(
         @JvmStatic
         public fun of(card: AgentCard): RemoteAgent = RemoteAgent(card)
     }
+}
+
+/** The task [event] is about, as the update left it; null for a plain message. */
+private fun taskOf(event: ClientEvent): Task? = when (event) {
+    is TaskEvent -> event.task
+    is TaskUpdateEvent -> event.task
+    else -> null
 }
 
 /** How a remote task ended (or paused), read from its last known state. */

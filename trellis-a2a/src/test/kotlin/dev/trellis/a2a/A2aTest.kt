@@ -10,23 +10,40 @@ import dev.trellis.runtime.GraphRunException
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.Status
+import dev.trellis.runtime.checkpoints
 import dev.trellis.runtime.events
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.resume
+import io.a2a.A2A
+import io.a2a.client.Client
+import io.a2a.client.ClientEvent
+import io.a2a.client.TaskEvent
+import io.a2a.client.TaskUpdateEvent
+import io.a2a.client.config.ClientConfig
+import io.a2a.client.transport.jsonrpc.JSONRPCTransport
+import io.a2a.client.transport.jsonrpc.JSONRPCTransportConfig
+import io.a2a.spec.A2AClientException
+import io.a2a.spec.AgentCard
+import io.a2a.spec.Task
+import io.a2a.spec.TaskIdParams
+import io.a2a.spec.TaskQueryParams
+import io.a2a.spec.TaskState
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.runInterruptible
 import kotlinx.coroutines.withTimeout
 import org.junit.jupiter.api.AfterEach
-import org.junit.jupiter.api.Disabled
 import org.junit.jupiter.api.Test
+import java.util.function.BiConsumer
 
 object Echo : StateSchema("echo") {
     val question = key<String>("question")
@@ -135,15 +152,11 @@ class A2aTest {
         remoteError.message shouldContain "the index is missing"
     }
 
-    @Test
-    @Disabled(
-        "Times out: the served run is not seen to stop when a Kotlin remoteAgentNode's run is cancelled (the Java " +
-            "action's path, A2aJavaTest.cancellingAJavaRunCancelsTheRemoteTask, passes). Open: which side drops it.",
-    )
-    fun `cancelling the run cancels the remote task and its run`(): Unit = runBlocking {
+    /** A graph whose one node runs until cancelled: [started] when it runs, [stopped] when it was cancelled. */
+    private class Slow {
         val started = CompletableDeferred<Unit>()
         val stopped = CompletableDeferred<Unit>()
-        val slow = graph("slow", Echo) {
+        val graph = graph("slow", Echo) {
             start(
                 node("work") {
                     started.complete(Unit)
@@ -155,10 +168,80 @@ class A2aTest {
                 },
             )
         }
-        val remote = connect(serve(slow))
+    }
+
+    // The served run starts (and the caller is cancelled) before the task's first update reached the caller, mostly:
+    // the remote task is then cancelled as soon as that update names it (RemoteTask).
+    @Test
+    fun `cancelling the run cancels the remote task and its run`(): Unit = runBlocking {
+        val slow = Slow()
+        val started = slow.started
+        val stopped = slow.stopped
+        val remote = connect(serve(slow.graph))
         val running = async { caller(remote).invoke(stateOf(Desk.topic to "bees")) }
         withTimeout(60_000) { started.await() }
         running.cancelAndJoin()
         withTimeout(60_000) { stopped.await() } // the server's run was cancelled through the remote task
+    }
+
+    /** An SDK client, as another framework would call the served graph with. */
+    private fun sdkClient(server: A2aServer): Client =
+        Client.builder(A2A.getAgentCard(server.url))
+            .withTransport(JSONRPCTransport::class.java, JSONRPCTransportConfig())
+            .clientConfig(ClientConfig.Builder().setStreaming(true).build())
+            .build()
+            .also { client -> servers += AutoCloseable { client.close() } }
+
+    /**
+     * Sends [text] as a new task through [client] and returns the task's id, from its first update; [onUpdate] sees
+     * the task as each update leaves it.
+     */
+    private suspend fun send(client: Client, text: String, onUpdate: (Task) -> Unit = {}): String {
+        val taskId = CompletableDeferred<String>()
+        val consumer = BiConsumer<ClientEvent, AgentCard> { event, _ ->
+            val task = when (event) {
+                is TaskEvent -> event.task
+                is TaskUpdateEvent -> event.task
+                else -> null
+            }
+            if (task != null) {
+                taskId.complete(task.id)
+                onUpdate(task)
+            }
+        }
+        val message = userMessage(text, "context-$text", null)
+        client.sendMessage(message, listOf(consumer), { taskId.completeExceptionally(it) }, null)
+        return withTimeout(60_000) { taskId.await() }
+    }
+
+    @Test
+    fun `tasks-cancel of a served task cancels its run and answers canceled`(): Unit = runBlocking {
+        val slow = Slow()
+        val client = sdkClient(serve(slow.graph))
+        val taskId = send(client, "bees")
+        withTimeout(60_000) { slow.started.await() }
+        val task = runInterruptible(Dispatchers.IO) { client.cancelTask(TaskIdParams(taskId)) }
+        task.status.state() shouldBe TaskState.CANCELED
+        withTimeout(60_000) { slow.stopped.await() }
+        // A canceled task stays canceled: cancelling it again is refused.
+        shouldThrow<A2AClientException> { client.cancelTask(TaskIdParams(taskId)) }
+    }
+
+    @Test
+    fun `a task cancelled while it asks for input is canceled, and its run is left as it was`(): Unit = runBlocking {
+        val store = InMemoryCheckpointStore()
+        val publish = graph("publish", Echo) {
+            start(node("confirm") { set(Echo.answer, "answered ${interrupt("Publish?")}") })
+        }
+        val server = A2aServer.builder(publish, Echo.question, Echo.answer).store(store).start().also { servers += it }
+        val client = sdkClient(server)
+        val asking = CompletableDeferred<Task>()
+        val taskId = send(client, "bees") { if (it.status.state() == TaskState.INPUT_REQUIRED) asking.complete(it) }
+        withTimeout(60_000) { asking.await() }
+        val task = runInterruptible(Dispatchers.IO) { client.cancelTask(TaskIdParams(taskId)) }
+        task.status.state() shouldBe TaskState.CANCELED
+        client.getTask(TaskQueryParams(taskId)).status.state() shouldBe TaskState.CANCELED
+        shouldThrow<A2AClientException> { client.cancelTask(TaskIdParams(taskId)) }
+        publish.checkpoints(store, taskId).last().status shouldBe "INTERRUPTED"
     }
 }

@@ -1,6 +1,8 @@
 package dev.trellis.runtime.guide
 
+import io.kotest.assertions.withClue
 import io.kotest.matchers.collections.shouldBeEmpty
+import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.collections.shouldContainAll
 import org.junit.jupiter.api.Test
 import java.nio.file.Files
@@ -12,8 +14,8 @@ import kotlin.io.path.readLines
 
 /**
  * The map of the house in CONTRIBUTING.md cannot rot: every path it names exists, every module of the build has its
- * row, each file of its concept table opens with a comment (what it owns), and every package of the main sources has
- * its overview (`Package.kt`).
+ * row, each file of its concept table opens with a comment (what it owns), every package of the main sources has its
+ * overview (`Package.kt`), and no package is in two modules.
  */
 class HouseMapTest {
     private val root: Path = Path.of("").toAbsolutePath().parent
@@ -73,6 +75,28 @@ class HouseMapTest {
             }.map { "${module.name}: $it" }
         }
         missing.shouldBeEmpty()
+    }
+
+    /**
+     * No package of the main sources is in two modules: on the module path two modules may not hold one package (the
+     * JVM refuses to start), and a shared package hides which artifact a class comes from.
+     */
+    @Test
+    fun `no package is in two modules`() {
+        val split = modules()
+            .flatMap { module -> packagesOf(module).map { it to module.name } }
+            .groupBy({ it.first }, { it.second })
+            .filterValues { it.size > 1 }
+            .map { (pkg, modules) -> "${pkg.replace('/', '.')} is in ${modules.sorted().joinToString(" and ")}" }
+        withClue("Give each module its own packages (rename the package of one of them):") { split.shouldBeEmpty() }
+    }
+
+    @Test
+    fun `the split-package check sees the packages of every module`() {
+        val packages = modules().associate { it.name to packagesOf(it) }
+        packages["trellis-langchain4j"]!! shouldContain "dev/trellis/langchain4j"
+        packages["trellis-mcp"]!! shouldContain "dev/trellis/mcp"
+        packages["java-facade"]!! shouldContain "dev/trellis/javaapi"
     }
 
     private fun modules(): List<Path> = Files.list(root).use { entries ->

@@ -4,8 +4,8 @@ package dev.trellis.mcp.docs
 
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
-import dev.trellis.langchain4j.McpGraphServer
-import dev.trellis.langchain4j.McpGraphTool
+import dev.trellis.mcp.McpGraphServer
+import dev.trellis.mcp.McpGraphTool
 
 // The graph served as an MCP tool in docs/agents.md ("A graph as an MCP tool server"): this file's main is the stdio
 // server McpGraphServerTest starts as a child JVM.

@@ -1,5 +1,6 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
+import dev.trellis.langchain4j.Tools
 import io.modelcontextprotocol.json.McpJsonDefaults
 import io.modelcontextprotocol.server.McpServer
 import io.modelcontextprotocol.server.McpServerFeatures

@@ -1,4 +1,4 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import dev.langchain4j.agent.tool.ToolSpecification
 import dev.langchain4j.model.chat.request.json.JsonAnyOfSchema

@@ -1,4 +1,4 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import dev.langchain4j.data.message.ToolExecutionResultMessage
 import dev.langchain4j.model.chat.request.json.JsonEnumSchema
@@ -7,6 +7,11 @@ import dev.langchain4j.model.chat.request.json.JsonStringSchema
 import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore
 import dev.trellis.graph.Retry
 import dev.trellis.graph.stateOf
+import dev.trellis.langchain4j.AgentState
+import dev.trellis.langchain4j.Message
+import dev.trellis.langchain4j.ScriptedChatModel
+import dev.trellis.langchain4j.Turn
+import dev.trellis.langchain4j.reactAgent
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.GraphRunException
 import dev.trellis.runtime.RunEvent

@@ -1,4 +1,4 @@
-package dev.trellis.langchain4j;
+package dev.trellis.mcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -11,6 +11,10 @@ import dev.trellis.graph.StateSchema;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
 import dev.trellis.javaapi.Trellis;
+import dev.trellis.langchain4j.Conversation;
+import dev.trellis.langchain4j.Message;
+import dev.trellis.langchain4j.ReactAgent;
+import dev.trellis.langchain4j.Tools;
 import dev.trellis.mcp.docs.Clock;
 import dev.trellis.runtime.RunResult;
 import jakarta.servlet.http.HttpServlet;
@@ -22,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /** The Java snippets of docs/agents.md, "MCP tools", as they are there, each run against a test server. */
 class McpDocsJavaTest {
-    private static List<String> toolResults(LangChain4jJavaTest.Scripted model, int call) {
+    private static List<String> toolResults(JavaFixtures.Scripted model, int call) {
         return model.requests.get(call).messages().stream()
             .filter(m -> m instanceof ToolExecutionResultMessage)
             .map(m -> ((ToolExecutionResultMessage) m).text()).toList();
@@ -38,7 +42,7 @@ class McpDocsJavaTest {
         String command = server.getFirst();
         String[] args = server.getSecond();
         String apiKey = "test-key";
-        LangChain4jJavaTest.Scripted model = new LangChain4jJavaTest.Scripted(
+        JavaFixtures.Scripted model = new JavaFixtures.Scripted(
             AiMessage.from(List.of(
                 ToolExecutionRequest.builder().id("1").name("temperature")
                     .arguments("{\"city\": \"Oslo\", \"unit\": \"CELSIUS\"}").build(),
@@ -63,7 +67,7 @@ class McpDocsJavaTest {
         try (HttpTestServer server = new HttpTestServer(null, "s3cret")) {
             String url = server.getUrl();
             String token = "s3cret";
-            LangChain4jJavaTest.Scripted model = new LangChain4jJavaTest.Scripted(
+            JavaFixtures.Scripted model = new JavaFixtures.Scripted(
                 calls("temperature", "{\"city\": \"Oslo\", \"unit\": \"CELSIUS\"}"), AiMessage.from("21 C."));
 
             try (McpTools remote = McpTools.http(url)

@@ -1,4 +1,4 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import io.modelcontextprotocol.json.McpJsonMapper
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider

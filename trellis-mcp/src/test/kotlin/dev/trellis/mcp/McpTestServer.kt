@@ -1,6 +1,6 @@
 @file:JvmName("McpTestServer")
 
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import io.modelcontextprotocol.json.McpJsonDefaults
 import io.modelcontextprotocol.server.McpServer
@@ -42,7 +42,7 @@ fun serverCommand(): Pair<String, Array<String>> =
             "-XX:TieredStopAtLevel=1",
             "-cp",
             System.getProperty("java.class.path"),
-            "dev.trellis.langchain4j.McpTestServer",
+            "dev.trellis.mcp.McpTestServer",
         )
 
 /** The test server's tools, each call logged to [log]; [hold] names a city whose temperature never comes. */

@@ -1,4 +1,4 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import io.modelcontextprotocol.client.McpAsyncClient
 import io.modelcontextprotocol.client.McpClient

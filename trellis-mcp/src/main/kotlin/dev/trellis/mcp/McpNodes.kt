@@ -1,4 +1,4 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import dev.trellis.graph.GraphBuilder
 import dev.trellis.graph.NodeRef
@@ -6,6 +6,8 @@ import dev.trellis.graph.Retry
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.javaapi.NodeAction
+import dev.trellis.langchain4j.Conversation
+import dev.trellis.langchain4j.Message
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.runInterruptible
 import java.util.function.Function

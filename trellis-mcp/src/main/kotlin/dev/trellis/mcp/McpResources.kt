@@ -1,4 +1,4 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 /** A resource an MCP server lists ([McpTools.resources]): read its text with [McpTools.readResource]. */
 public class McpResource(

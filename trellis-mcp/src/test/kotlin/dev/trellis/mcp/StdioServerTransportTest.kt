@@ -1,4 +1,4 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import io.kotest.matchers.shouldBe
 import io.modelcontextprotocol.json.McpJsonDefaults

@@ -1,4 +1,4 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import dev.trellis.runtime.GraphRunException
 import dev.trellis.runtime.RunOptions

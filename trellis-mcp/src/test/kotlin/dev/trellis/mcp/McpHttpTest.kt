@@ -1,8 +1,13 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import dev.langchain4j.data.message.ToolExecutionResultMessage
 import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore
 import dev.trellis.graph.stateOf
+import dev.trellis.langchain4j.AgentState
+import dev.trellis.langchain4j.Message
+import dev.trellis.langchain4j.ScriptedChatModel
+import dev.trellis.langchain4j.Turn
+import dev.trellis.langchain4j.reactAgent
 import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.RunOptions

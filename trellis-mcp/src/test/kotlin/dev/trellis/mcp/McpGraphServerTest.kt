@@ -1,9 +1,14 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import dev.langchain4j.data.message.ToolExecutionResultMessage
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.graph.stateOf
+import dev.trellis.langchain4j.AgentState
+import dev.trellis.langchain4j.Message
+import dev.trellis.langchain4j.ScriptedChatModel
+import dev.trellis.langchain4j.Turn
+import dev.trellis.langchain4j.reactAgent
 import dev.trellis.mcp.docs.Trip
 import dev.trellis.mcp.docs.planTrip
 import dev.trellis.runtime.invoke

@@ -1,5 +1,6 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
+import dev.trellis.langchain4j.Message
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldStartWith

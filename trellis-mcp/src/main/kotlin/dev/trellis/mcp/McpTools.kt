@@ -1,6 +1,10 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import dev.langchain4j.agent.tool.ToolSpecification
+import dev.trellis.langchain4j.Message
+import dev.trellis.langchain4j.Tools
+import dev.trellis.langchain4j.reactAgent
+import dev.trellis.langchain4j.toolNode
 import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException
 import io.modelcontextprotocol.client.transport.ServerParameters
 import io.modelcontextprotocol.json.McpJsonDefaults

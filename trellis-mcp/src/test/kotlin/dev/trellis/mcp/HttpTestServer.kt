@@ -1,4 +1,4 @@
-package dev.trellis.langchain4j
+package dev.trellis.mcp
 
 import io.modelcontextprotocol.json.McpJsonDefaults
 import io.modelcontextprotocol.server.McpServer

@@ -1,4 +1,4 @@
-package dev.trellis.langchain4j;
+package dev.trellis.mcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -7,6 +7,10 @@ import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.trellis.graph.Graph;
 import dev.trellis.javaapi.Trellis;
+import dev.trellis.langchain4j.AgentState;
+import dev.trellis.langchain4j.Message;
+import dev.trellis.langchain4j.ReactAgent;
+import dev.trellis.langchain4j.Tools;
 import dev.trellis.runtime.RunResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +27,7 @@ class McpToolsJavaTest {
     void aReactAgentWithMcpToolsAndAJavaToolObject(@TempDir Path dir) throws Exception {
         Pair<String, String[]> command = McpTestServer.serverCommand();
         Path log = dir.resolve("calls.log");
-        LangChain4jJavaTest.Calculator calculator = new LangChain4jJavaTest.Calculator();
+        JavaFixtures.Calculator calculator = new JavaFixtures.Calculator();
         try (McpTools mcp = McpTools.stdio(command.getFirst(), command.getSecond())
                 .env("TRELLIS_MCP_LOG", log.toString())
                 .only("temperature")
@@ -32,7 +36,7 @@ class McpToolsJavaTest {
                 .initializationTimeout(Duration.ofSeconds(120))
                 .start()) {
             Tools tools = mcp.addTo(Tools.builder().add(calculator)).build();
-            LangChain4jJavaTest.Scripted model = new LangChain4jJavaTest.Scripted(
+            JavaFixtures.Scripted model = new JavaFixtures.Scripted(
                 AiMessage.from(List.of(
                     ToolExecutionRequest.builder().id("1").name("temperature")
                         .arguments("{\"city\": \"Oslo\", \"unit\": \"CELSIUS\"}").build(),
