@@ -50,7 +50,12 @@ public suspend fun Graph.resume(
     return resumeEngine(runId, options, answers, null).resultFor(options)
 }
 
-/** [resume] with one [answer] for the single pending interrupt. */
+/**
+ * [resume] with one [answer] for the single pending interrupt.
+ *
+ * @throws IllegalArgumentException when the run has no pending interrupt or more than one (answer those by node id).
+ * @throws IllegalStateException when the run already ended (completed or failed); fork it to run it again.
+ */
 public suspend fun Graph.resume(runId: String, options: RunOptions, answer: String): RunResult =
     resume(runId, options, answerPending(runId, options, answer))
 
@@ -65,7 +70,8 @@ public fun Graph.resumeEvents(
 
 /**
  * Like [resume] with one [answer] for the single pending interrupt, as a cold flow of the resumed run's events.
- * The flow fails with [IllegalArgumentException] when the run has no pending interrupt or more than one.
+ * The flow fails with [IllegalArgumentException] when the run has no pending interrupt or more than one, with
+ * [IllegalStateException] when it already ended.
  */
 @JvmSynthetic
 public fun Graph.resumeEvents(runId: String, options: RunOptions, answer: String): Flow<RunEvent> = flow {
@@ -177,10 +183,7 @@ private suspend fun Graph.resumeEngine(
         )} was given another run id '${options.runId}'; leave ${calls.runIdSetting} unset to resume."
     }
     val (record, restored) = loadRecord(this, checkpointing.store, runId, null, checkpointing.migrations)
-    check(record.status != Status.COMPLETED.name && record.status != Status.FAILED.name) {
-        "Run '$runId' already ended ${record.status}; it cannot be resumed. Fork it from one of its checkpoints " +
-            "(${calls.fork(runId)}) to run it again."
-    }
+    requireNotEnded(record, calls)
     val pending = restored.data.interrupts.map { it.path ?: it.node }.toSet()
     for (node in answers.keys) {
         if (node !in pending) requireNotOwned(checkpointing, runId)
@@ -201,7 +204,9 @@ private suspend fun Graph.resumeEngine(
 
 private suspend fun Graph.answerPending(runId: String, options: RunOptions, answer: String): Map<String, String> {
     val checkpointing = requireCheckpointing(options, "resume")
-    val (_, restored) = loadRecord(this, checkpointing.store, runId, null, checkpointing.migrations)
+    val (record, restored) = loadRecord(this, checkpointing.store, runId, null, checkpointing.migrations)
+    // An ended run is in the wrong state for any resume, answered or not: the same error as without an answer.
+    requireNotEnded(record, CallNames.current())
     val pending = restored.data.interrupts.map { it.path ?: it.node }
     if (pending.size != 1) requireNotOwned(checkpointing, runId)
     require(pending.size == 1) {
@@ -213,6 +218,14 @@ private suspend fun Graph.answerPending(runId: String, options: RunOptions, answ
         }
     }
     return mapOf(pending.single() to answer)
+}
+
+/** Refuses to resume a run that ended ([IllegalStateException]): it can only be forked. */
+private fun requireNotEnded(record: CheckpointRecord, calls: CallNames) {
+    check(record.status != Status.COMPLETED.name && record.status != Status.FAILED.name) {
+        "Run '${record.runId}' already ended ${record.status}; it cannot be resumed. Fork it from one of its " +
+            "checkpoints (${calls.fork(record.runId)}) to run it again."
+    }
 }
 
 /**

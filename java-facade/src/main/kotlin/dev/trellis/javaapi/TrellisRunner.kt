@@ -219,7 +219,8 @@ public class TrellisRunner internal constructor(
     /**
      * As [resumeAsync], answering the run's single pending interrupt with [answer]: the interrupted node runs
      * again and its `ctx.interrupt(...)` returns [answer]. The future fails with `IllegalArgumentException`
-     * when the run has no pending interrupt or more than one (answer those by node id).
+     * when the run has no pending interrupt or more than one (answer those by node id), and with
+     * `IllegalStateException` when the run already ended (fork it instead).
      *
      * @throws IllegalStateException when the options have no checkpointing.
      */

@@ -111,6 +111,12 @@ class RunLifecycleTest {
         ExecutionException resumed = assertThrows(ExecutionException.class,
             () -> get(runner.withOptions(runner.getOptions().newBuilder().runId(null).build()).resumeAsync("order-2")));
         assertTrue(resumed.getCause().getMessage().contains("runner.forkAsync(\"order-2\", sequence)"), resumed.getCause().getMessage());
+        // and so does resuming it with an answer: the run's state is wrong, not the answer (IllegalStateException)
+        ExecutionException answered = assertThrows(ExecutionException.class,
+            () -> get(runner.withOptions(runner.getOptions().newBuilder().runId(null).build()).resumeAsync("order-2", "yes")));
+        IllegalStateException ended = assertInstanceOf(IllegalStateException.class, answered.getCause());
+        assertTrue(ended.getMessage().contains("already ended COMPLETED"), ended.getMessage());
+        assertTrue(ended.getMessage().contains("runner.forkAsync(\"order-2\", sequence)"), ended.getMessage());
     }
 
     @Test

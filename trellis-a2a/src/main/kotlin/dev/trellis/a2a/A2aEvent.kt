@@ -12,6 +12,8 @@ package dev.trellis.a2a
  *     }
  * }
  * ```
+ *
+ * Events are values: equal when of the same kind with the same properties.
  */
 public sealed class A2aEvent {
     /** The remote agent's name (its agent card's). */
@@ -21,22 +23,38 @@ public sealed class A2aEvent {
     public abstract val taskId: String
 
     /** The task's status changed ([state] as A2A names it: `working`, `input-required`, `completed`…). */
-    public data class Status(
+    public class Status(
         override val agent: String,
         override val taskId: String,
         /** The task's state, as the protocol spells it. */
-        val state: String,
+        public val state: String,
         /** The text of the status message, empty when it had none. */
-        val text: String,
-    ) : A2aEvent()
+        public val text: String,
+    ) : A2aEvent() {
+        private fun properties(): List<String> = listOf(agent, taskId, state, text)
+
+        override fun equals(other: Any?): Boolean = other is Status && other.properties() == properties()
+
+        override fun hashCode(): Int = properties().hashCode()
+
+        override fun toString(): String = "Status(agent=$agent, taskId=$taskId, state=$state, text=$text)"
+    }
 
     /** The task produced (a chunk of) an artifact. */
-    public data class Artifact(
+    public class Artifact(
         override val agent: String,
         override val taskId: String,
         /** The artifact's name, or its id when it has no name. */
-        val name: String,
+        public val name: String,
         /** The text of its parts (one per line). */
-        val text: String,
-    ) : A2aEvent()
+        public val text: String,
+    ) : A2aEvent() {
+        private fun properties(): List<String> = listOf(agent, taskId, name, text)
+
+        override fun equals(other: Any?): Boolean = other is Artifact && other.properties() == properties()
+
+        override fun hashCode(): Int = properties().hashCode()
+
+        override fun toString(): String = "Artifact(agent=$agent, taskId=$taskId, name=$name, text=$text)"
+    }
 }

@@ -24,7 +24,11 @@ import kotlin.time.Duration
  * ```kotlin
  * val ask = remoteAgentNode("research", researcher, Doc.findings) { "Find sources on ${it[Doc.topic]}" }
  * ```
+ *
+ * Kotlin only (a [Duration] and a Kotlin lambda); a Java `JavaGraph` declares the node with
+ * [A2aActions.remoteAgent] and its builder's `blockingNode`, which take the timeout and retry.
  */
+@JvmSynthetic
 public fun GraphBuilder.remoteAgentNode(
     id: String,
     agent: RemoteAgent,

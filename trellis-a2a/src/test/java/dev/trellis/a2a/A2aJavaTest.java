@@ -1,6 +1,8 @@
 package dev.trellis.a2a;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.trellis.graph.Graph;
@@ -71,6 +73,26 @@ class A2aJavaTest {
             assertTrue(updates.contains(new A2aEvent.Artifact("echo", taskId, "answer", "echo: again")), updates.toString());
             assertTrue(updates.contains(new A2aEvent.Status("echo", taskId, "completed", "")), updates.toString());
         }
+    }
+
+    @Test
+    void eventsAreValuesAndTheFailureIsMadeWithoutACause() {
+        A2aEvent.Status status = new A2aEvent.Status("echo", "t1", "working", "thinking");
+        assertEquals(new A2aEvent.Status("echo", "t1", "working", "thinking"), status);
+        assertEquals(new A2aEvent.Status("echo", "t1", "working", "thinking").hashCode(), status.hashCode());
+        assertNotEquals(new A2aEvent.Status("echo", "t1", "completed", "thinking"), status);
+        assertEquals("Status(agent=echo, taskId=t1, state=working, text=thinking)", status.toString());
+        A2aEvent.Artifact artifact = new A2aEvent.Artifact("echo", "t1", "answer", "42");
+        assertEquals("answer", artifact.getName());
+        assertEquals("42", artifact.getText());
+        assertNotEquals(artifact, new A2aEvent.Artifact("echo", "t2", "answer", "42"));
+
+        RemoteAgentException failure = new RemoteAgentException("echo", "t1", "failed", "The task failed");
+        assertEquals("echo", failure.getAgent());
+        assertEquals("t1", failure.getTaskId());
+        assertEquals("failed", failure.getState());
+        assertEquals("The task failed", failure.getMessage());
+        assertNull(failure.getCause());
     }
 
     @Test

@@ -1,5 +1,8 @@
 package dev.trellis.langchain4j
 
+import dev.trellis.graph.SurrogateSerializer
+import kotlinx.serialization.KSerializer
+import kotlinx.serialization.SerialName
 import kotlinx.serialization.Serializable
 
 /**
@@ -8,16 +11,44 @@ import kotlinx.serialization.Serializable
  *
  * Each handoff is a custom event of the agent node that made it (`RunEvent.Custom` with this payload, path the
  * agent's name), as tool calls are (`AgentEvent.Step`), and is appended to [SwarmState.handoffs], so a run's
- * handoffs are in its state and checkpoints.
+ * handoffs are in its state and checkpoints. A value: equal to another with the same properties.
+ */
+public class Handoff(
+    /** The agent that had control. */
+    public val from: String,
+    /** The agent that has it now. */
+    public val to: String,
+    /** Why, in the words of the model or of the rule. */
+    public val reason: String,
+) {
+    private fun properties(): List<String> = listOf(from, to, reason)
+
+    override fun equals(other: Any?): Boolean = other is Handoff && other.properties() == properties()
+
+    override fun hashCode(): Int = properties().hashCode()
+
+    override fun toString(): String = "Handoff(from=$from, to=$to, reason=$reason)"
+
+    /** The serializer. */
+    public companion object {
+        /** How handoffs are written in the state and its checkpoints: `{"from":…,"to":…,"reason":…}`. */
+        @JvmStatic
+        public fun serializer(): KSerializer<Handoff> = handoffSerializer
+    }
+}
+
+/*
+ * Handoff's form in the state and in checkpoints: the one it had as a `@Serializable` data class (same serial name,
+ * properties and order), so the handoffs of runs saved before still decode.
  */
 @Serializable
-public data class Handoff(
-    /** The agent that had control. */
-    val from: String,
-    /** The agent that has it now. */
-    val to: String,
-    /** Why, in the words of the model or of the rule. */
-    val reason: String,
+@SerialName("dev.trellis.langchain4j.Handoff")
+private class HandoffForm(val from: String, val to: String, val reason: String)
+
+private val handoffSerializer: KSerializer<Handoff> = SurrogateSerializer(
+    HandoffForm.serializer(),
+    { HandoffForm(it.from, it.to, it.reason) },
+    { Handoff(it.from, it.to, it.reason) },
 )
 
 /**
@@ -29,14 +60,21 @@ public data class Handoff(
  *     if ("invoice" in last) HandoffTarget("billing", "the user asks about an invoice") else null
  * }
  * ```
+ *
+ * A value: equal to another with the same properties.
  */
-@Serializable
-public data class HandoffTarget(
+public class HandoffTarget(
     /** The name of the agent to hand the conversation to. */
-    val to: String,
+    public val to: String,
     /** Why; recorded in the [Handoff] and told to the conversation. */
-    val reason: String,
-)
+    public val reason: String,
+) {
+    override fun equals(other: Any?): Boolean = other is HandoffTarget && other.to == to && other.reason == reason
+
+    override fun hashCode(): Int = listOf(to, reason).hashCode()
+
+    override fun toString(): String = "HandoffTarget(to=$to, reason=$reason)"
+}
 
 /**
  * A handoff decided by code instead of by the model: called with the conversation when an agent of a [swarm] gets

@@ -69,7 +69,10 @@ public object SwarmState : StateSchema("swarm") {
  * val support = swarm(listOf(triage, billing, tech), maxHandoffs = 3)
  * val result = support.invoke(stateOf(SwarmState.messages to listOf(Message.User("I was charged twice"))))
  * ```
+ *
+ * From Java: [Swarm.builder].
  */
+@JvmSynthetic
 public fun swarm(
     agents: List<SwarmAgent>,
     defaultAgent: String = agents.first().name,

@@ -2,6 +2,7 @@ package dev.trellis.langchain4j;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import kotlinx.serialization.json.Json;
 import org.junit.jupiter.api.Test;
 
 /** Swarms from Java: agents built with builders, handoffs by tool and by rule, events, the limit, a resume. */
@@ -75,6 +77,20 @@ class SwarmJavaTest {
         RunResult result = Trellis.runner(Swarm.builder().agent(router).agent(tech).build()).invoke(ask("It crashes"));
         assertEquals("Restart it.", result.getState().get(SwarmState.answer));
         assertEquals(1, (int) result.getState().get(SwarmState.steps)); // tech's call; the rule called no model
+    }
+
+    @Test
+    void handoffsAreValuesWithAStaticSerializerAndTheirSavedForm() {
+        Handoff handoff = new Handoff("triage", "billing", "a charge");
+        assertEquals(new Handoff("triage", "billing", "a charge").hashCode(), handoff.hashCode());
+        assertNotEquals(new Handoff("triage", "tech", "a charge"), handoff);
+        assertEquals("Handoff(from=triage, to=billing, reason=a charge)", handoff.toString());
+        // The form handoffs had in checkpoints as a data class, unchanged.
+        String saved = "{\"from\":\"triage\",\"to\":\"billing\",\"reason\":\"a charge\"}";
+        assertEquals(saved, Json.Default.encodeToString(Handoff.serializer(), handoff));
+        assertEquals(handoff, Json.Default.decodeFromString(Handoff.serializer(), saved));
+        assertEquals(new HandoffTarget("tech", "bugs"), new HandoffTarget("tech", "bugs"));
+        assertNotEquals(new HandoffTarget("tech", "bugs"), new HandoffTarget("tech", "crashes"));
     }
 
     @Test

@@ -30,7 +30,10 @@ import kotlin.time.Duration
  *     listOf(SystemMessage("Answer in one sentence."), UserMessage(state[Qa.question]))
  * }
  * ```
+ *
+ * From Java: [SpringAiActions.chat] with a `JavaGraph`'s `blockingNode`.
  */
+@JvmSynthetic
 public fun GraphBuilder.chatNode(
     id: String,
     model: ChatModel,
@@ -59,8 +62,10 @@ public fun GraphBuilder.chatNode(
 
 /**
  * As the [chatNode] over a `ChatModel`, through a [ChatClient]: its default system text, options and advisors
- * (memory, RAG, logging) apply to every call; the messages built from the state are the prompt.
+ * (memory, RAG, logging) apply to every call; the messages built from the state are the prompt. From Java:
+ * [SpringAiActions.chat].
  */
+@JvmSynthetic
 public fun GraphBuilder.chatNode(
     id: String,
     client: ChatClient,
@@ -102,7 +107,10 @@ public fun GraphBuilder.chatNode(
  *     listOf(UserMessage("Write about ${state[Doc.topic]}"))
  * }
  * ```
+ *
+ * From Java: [SpringAiActions.streamingChat] with a `JavaGraph`'s `blockingNode`.
  */
+@JvmSynthetic
 public fun GraphBuilder.streamingChatNode(
     id: String,
     model: StreamingChatModel,
@@ -129,7 +137,11 @@ public fun GraphBuilder.streamingChatNode(
     messages,
 )
 
-/** As the [streamingChatNode] over a `StreamingChatModel`, through a [ChatClient] (its defaults and advisors apply). */
+/**
+ * As the [streamingChatNode] over a `StreamingChatModel`, through a [ChatClient] (its defaults and advisors apply).
+ * From Java: [SpringAiActions.streamingChat].
+ */
+@JvmSynthetic
 public fun GraphBuilder.streamingChatNode(
     id: String,
     client: ChatClient,

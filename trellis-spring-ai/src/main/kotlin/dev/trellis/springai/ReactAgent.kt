@@ -51,11 +51,13 @@ public class StepBudgetExceededException(
  * is called again with their results; the first answer without tool calls is written to [AgentState.answer] and ends
  * the run. At most [maxSteps] model calls: when the model still asks for tools at the last one, the run fails with
  * [StepBudgetExceededException]. Each call charges its tokens to [meters], so a `Budget` on them also stops the loop.
+ * From Java, [ReactAgent.builder].
  *
  * ```kotlin
  * val agent = reactAgent(model, Tools.from(Weather()), maxSteps = 5, system = "Use the tools; be brief.")
  * ```
  */
+@JvmSynthetic
 public fun reactAgent(
     model: ChatModel,
     tools: Tools,

@@ -1,7 +1,6 @@
 package dev.trellis.springai
 
-import kotlinx.serialization.SerialName
-import kotlinx.serialization.Serializable
+import kotlinx.serialization.KSerializer
 import org.springframework.ai.chat.messages.AssistantMessage
 import org.springframework.ai.chat.messages.Message
 import org.springframework.ai.chat.messages.SystemMessage
@@ -9,46 +8,52 @@ import org.springframework.ai.chat.messages.ToolResponseMessage
 import org.springframework.ai.chat.messages.UserMessage
 
 /**
- * A chat message as the state and its checkpoints keep it: a small serializable value (kotlinx.serialization, never
- * Java serialization) that converts to and from Spring AI's [Message] with [toMessage] and [StoredMessage.of].
+ * A chat message as the state and its checkpoints keep it: a small serializable value (kotlinx.serialization,
+ * [StoredMessage.serializer], never Java serialization) that converts to and from Spring AI's [Message] with
+ * [toMessage] and [StoredMessage.of]. Messages are values: equal when of the same kind with the same properties.
  *
  * A conversation is a `StateKey<List<StoredMessage>>` with `Reducer.append()` (see [Conversation.key]): each node
  * appends its messages, the checkpoint holds the conversation, and a resumed run continues it. Only text is kept:
  * a user message with media fails [of] with the fix.
  */
-@Serializable
 public sealed class StoredMessage {
     /** The message in Spring AI's form. */
     public abstract fun toMessage(): Message
 
     /** Instructions to the model. */
-    @Serializable
-    @SerialName("system")
-    public data class System(
+    public class System(
         /** The instructions. */
-        val text: String,
+        public val text: String,
     ) : StoredMessage() {
         override fun toMessage(): Message = SystemMessage(text)
+
+        override fun equals(other: Any?): Boolean = other is System && other.text == text
+
+        override fun hashCode(): Int = text.hashCode()
+
+        override fun toString(): String = "System(text=$text)"
     }
 
     /** What the user said. */
-    @Serializable
-    @SerialName("user")
-    public data class User(
+    public class User(
         /** The user's text. */
-        val text: String,
+        public val text: String,
     ) : StoredMessage() {
         override fun toMessage(): Message = UserMessage(text)
+
+        override fun equals(other: Any?): Boolean = other is User && other.text == text
+
+        override fun hashCode(): Int = text.hashCode()
+
+        override fun toString(): String = "User(text=$text)"
     }
 
     /** The model's answer: text, tool calls, or both. */
-    @Serializable
-    @SerialName("ai")
-    public data class Ai(
+    public class Ai @JvmOverloads constructor(
         /** The answer's text, null when the model only called tools. */
-        val text: String? = null,
+        public val text: String? = null,
         /** The tools the model asks to call, in the model's order. */
-        val toolCalls: List<ToolCall> = emptyList(),
+        public val toolCalls: List<ToolCall> = emptyList(),
     ) : StoredMessage() {
         override fun toMessage(): Message {
             val builder = AssistantMessage.builder()
@@ -56,26 +61,45 @@ public sealed class StoredMessage {
             if (text != null) builder.content(text)
             return builder.build()
         }
+
+        override fun equals(other: Any?): Boolean = other is Ai && other.text == text && other.toolCalls == toolCalls
+
+        override fun hashCode(): Int = listOf(text, toolCalls).hashCode()
+
+        override fun toString(): String = "Ai(text=$text, toolCalls=$toolCalls)"
     }
 
     /** The result of one tool call, answering the [ToolCall] with the same [id]. */
-    @Serializable
-    @SerialName("tool")
-    public data class ToolResult(
+    public class ToolResult(
         /** The id of the tool call answered. */
-        val id: String,
+        public val id: String,
         /** The tool's name. */
-        val toolName: String,
+        public val toolName: String,
         /** What the tool returned, as text. */
-        val text: String,
+        public val text: String,
     ) : StoredMessage() {
         override fun toMessage(): Message = ToolResponseMessage.builder()
             .responses(listOf(ToolResponseMessage.ToolResponse(id, toolName, text)))
             .build()
+
+        private fun properties(): List<String> = listOf(id, toolName, text)
+
+        override fun equals(other: Any?): Boolean = other is ToolResult && other.properties() == properties()
+
+        override fun hashCode(): Int = properties().hashCode()
+
+        override fun toString(): String = "ToolResult(id=$id, toolName=$toolName, text=$text)"
     }
 
-    /** Converts Spring AI messages. */
+    /** Converts Spring AI messages; the serializer. */
     public companion object {
+        /**
+         * How messages are written in the state and its checkpoints: a JSON object tagged by its kind
+         * (`{"type":"user","text":"Hi"}`; `system`, `user`, `ai`, `tool`).
+         */
+        @JvmStatic
+        public fun serializer(): KSerializer<StoredMessage> = storedMessageSerializer
+
         /** The state form of [message]; fails for content that is not text, naming it. */
         @JvmStatic
         public fun of(message: Message): StoredMessage = when (message) {
@@ -112,21 +136,35 @@ public sealed class StoredMessage {
     }
 }
 
-/** A tool call the model asked for: the call's [id], the tool's [name] and its [arguments] as JSON. */
-@Serializable
-public data class ToolCall(
+/**
+ * A tool call the model asked for: the call's [id], the tool's [name] and its [arguments] as JSON. A value: equal to
+ * another with the same properties.
+ */
+public class ToolCall(
     /** The id the model gave the call; its result names it. */
-    val id: String,
+    public val id: String,
     /** The name of the tool. */
-    val name: String,
+    public val name: String,
     /** The arguments, a JSON object as text. */
-    val arguments: String,
+    public val arguments: String,
 ) {
     /** The call in Spring AI's form. */
     public fun toSpring(): AssistantMessage.ToolCall = AssistantMessage.ToolCall(id, "function", name, arguments)
 
-    /** Converts Spring AI tool calls. */
+    private fun properties(): List<String> = listOf(id, name, arguments)
+
+    override fun equals(other: Any?): Boolean = other is ToolCall && other.properties() == properties()
+
+    override fun hashCode(): Int = properties().hashCode()
+
+    override fun toString(): String = "ToolCall(id=$id, name=$name, arguments=$arguments)"
+
+    /** Converts Spring AI tool calls; the serializer. */
     public companion object {
+        /** How tool calls are written in the state: `{"id":…,"name":…,"arguments":…}`. */
+        @JvmStatic
+        public fun serializer(): KSerializer<ToolCall> = toolCallSerializer
+
         /** The state form of [call]; a call without an id gets one made of its name. */
         @JvmStatic
         public fun of(call: AssistantMessage.ToolCall): ToolCall =

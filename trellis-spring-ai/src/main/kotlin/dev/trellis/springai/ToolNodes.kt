@@ -19,8 +19,10 @@ import kotlin.time.Duration
  * definitions to [model], appends the answer to [conversation] and writes the tool calls it asks for to [toolCalls]
  * (empty when it answered). A Spring AI 2 `ChatModel` returns the tool calls and runs none (a `ChatClient` would run
  * them in its tool-calling advisor, so tools take a model): wire the node to a [toolNode] over [toolCalls] and back,
- * the loop [reactAgent] builds. The response's tokens are charged to [meters].
+ * the loop [reactAgent] builds. The response's tokens are charged to [meters]. From Java, [ReactAgent.builder] builds
+ * the loop.
  */
+@JvmSynthetic
 public fun GraphBuilder.toolCallingChatNode(
     id: String,
     model: ChatModel,
@@ -94,7 +96,9 @@ internal suspend fun NodeScope.callWithTools(
  * runs only the others on resume, so a completed tool call never runs again. A tool that requires approval
  * ([Tools.Builder.requireApproval]) interrupts its task with a question ([approvalQuestion]); an answer other than
  * `yes` skips the tool and tells the model it was refused. Tools run on the IO pool, interrupted when cancelled.
+ * From Java, [ReactAgent.builder] builds the loop of a model and its tools.
  */
+@JvmSynthetic
 public fun GraphBuilder.toolNode(
     id: String,
     tools: Tools,

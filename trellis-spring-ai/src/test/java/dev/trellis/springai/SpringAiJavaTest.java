@@ -1,6 +1,7 @@
 package dev.trellis.springai;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.trellis.graph.Graph;
 import dev.trellis.graph.StateKey;
@@ -16,6 +17,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import kotlinx.serialization.builtins.BuiltinSerializersKt;
+import kotlinx.serialization.json.Json;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -67,6 +70,29 @@ class SpringAiJavaTest {
             calls.incrementAndGet();
             return a + b;
         }
+    }
+
+    @Test
+    void storedMessagesAreValuesWithStaticSerializersAndTheirSavedForm() {
+        List<StoredMessage> conversation = List.of(
+            new StoredMessage.User("Weather in Paris?"),
+            new StoredMessage.Ai(null, List.of(new ToolCall("c1", "temperature", "{}"))),
+            new StoredMessage.ToolResult("c1", "temperature", "21"),
+            new StoredMessage.Ai("21 C."));
+        var serializer = BuiltinSerializersKt.ListSerializer(StoredMessage.serializer());
+        // The form the conversation had in checkpoints when the messages were data classes, unchanged.
+        String saved = "[{\"type\":\"user\",\"text\":\"Weather in Paris?\"},"
+            + "{\"type\":\"ai\",\"toolCalls\":[{\"id\":\"c1\",\"name\":\"temperature\",\"arguments\":\"{}\"}]},"
+            + "{\"type\":\"tool\",\"id\":\"c1\",\"toolName\":\"temperature\",\"text\":\"21\"},"
+            + "{\"type\":\"ai\",\"text\":\"21 C.\"}]";
+        assertEquals(saved, Json.Default.encodeToString(serializer, conversation));
+        assertEquals(conversation, Json.Default.decodeFromString(serializer, saved));
+        assertEquals(new ToolCall("c1", "t", "{}"),
+            Json.Default.decodeFromString(ToolCall.serializer(), "{\"id\":\"c1\",\"name\":\"t\",\"arguments\":\"{}\"}"));
+        assertEquals(new StoredMessage.Ai(), new StoredMessage.Ai(null));
+        assertEquals(new StoredMessage.System("x").hashCode(), new StoredMessage.System("x").hashCode());
+        assertNotEquals(new StoredMessage.User("x"), new StoredMessage.System("x"));
+        assertEquals("ToolCall(id=c1, name=t, arguments={})", new ToolCall("c1", "t", "{}").toString());
     }
 
     @Test

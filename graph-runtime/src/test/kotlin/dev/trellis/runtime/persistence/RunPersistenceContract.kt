@@ -21,6 +21,7 @@ import dev.trellis.runtime.fork
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.loadSnapshot
 import dev.trellis.runtime.resume
+import dev.trellis.runtime.resumeEvents
 import dev.trellis.runtime.stateAt
 import dev.trellis.runtime.takeSnapshot
 import io.kotest.assertions.throwables.shouldThrow
@@ -178,6 +179,11 @@ abstract class RunPersistenceContract {
         pipeline.resume("r3", options(store), "no")
         shouldThrow<IllegalStateException> { pipeline.resume("r3", options(store)) }.message shouldContain
             "already ended COMPLETED"
+        // With an answer too: the run's state is what is wrong, not the answer.
+        shouldThrow<IllegalStateException> { pipeline.resume("r3", options(store), "yes") }.message shouldContain
+            "already ended COMPLETED"
+        shouldThrow<IllegalStateException> { pipeline.resumeEvents("r3", options(store), "yes").toList() }
+            .message shouldContain "already ended COMPLETED"
         shouldThrow<NoSuchElementException> { pipeline.resume("nope", options(store)) }.message shouldContain
             "no checkpoint of run 'nope'"
     }
