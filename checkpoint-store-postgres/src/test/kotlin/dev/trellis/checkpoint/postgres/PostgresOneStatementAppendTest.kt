@@ -114,7 +114,12 @@ class PostgresOneStatementAppendTest {
 
     private fun settings(c: Connection): List<String> =
         listOf("lock_timeout", "statement_timeout", "idle_in_transaction_session_timeout").map { name ->
-            c.createStatement().use { s -> s.executeQuery("SHOW $name").use { it.next(); it.getString(1) } }
+            c.createStatement().use { s ->
+                s.executeQuery("SHOW $name").use {
+                    it.next()
+                    it.getString(1)
+                }
+            }
         }
 
     private fun sqlStates(e: Throwable): List<String> = generateSequence(e) { it.cause }
