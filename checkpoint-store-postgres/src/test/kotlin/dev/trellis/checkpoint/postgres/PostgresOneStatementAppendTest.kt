@@ -64,7 +64,7 @@ class PostgresOneStatementAppendTest {
             val taker = store.claim("run-2", "taker")
             // The stale append is the next sequence with the latest as parent: it goes the one-statement way first.
             val e = shouldThrow<FencedOutException> { store.append(stale, checkpoint("run-2", 2)) }
-            e.message!! shouldContain "Another process took over run 'run-2'"
+            e.message!! shouldContain "Another process ('taker') took over run 'run-2'"
             store.history("run-2").map { it.sequence } shouldContainExactly listOf(1L)
             store.append(taker, checkpoint("run-2", 2))
             shouldThrow<CheckpointConflictException> { store.append(taker, checkpoint("run-2", 4, parentSequence = 3)) }

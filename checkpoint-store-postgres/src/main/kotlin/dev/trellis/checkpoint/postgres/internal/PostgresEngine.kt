@@ -17,6 +17,7 @@ import java.sql.Connection
 import java.sql.PreparedStatement
 import java.sql.SQLException
 import java.time.Duration
+import java.util.concurrent.ConcurrentHashMap
 import javax.sql.DataSource
 
 /**
@@ -84,7 +85,7 @@ internal class PostgresEngine(
     override suspend fun updateAlone(sql: String, bind: (PreparedStatement) -> Unit): Int {
         migrate()
         return run(autoCommit = true) { c ->
-            c.prepareStatement(boundSql + sql).use { statement ->
+            c.prepareStatement(bounded.getOrPut(sql) { boundSql + sql }).use { statement ->
                 bind(statement)
                 statement.execute()
                 check(!statement.moreResults) { "The statement after the bounds returned rows: $sql" }
@@ -195,6 +196,9 @@ internal class PostgresEngine(
         "SELECT set_config('lock_timeout', '$lockMillis', true), " +
             "set_config('statement_timeout', '$statementMillis', true), " +
             "set_config('idle_in_transaction_session_timeout', '$lockMillis', true); "
+
+    /** Each statement [updateAlone] ran, after [boundSql]: made once, not once per call. */
+    private val bounded = ConcurrentHashMap<String, String>()
 
     private fun bound(c: Connection) {
         c.prepareStatement(
