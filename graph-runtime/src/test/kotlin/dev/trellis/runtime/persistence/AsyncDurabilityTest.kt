@@ -66,7 +66,7 @@ class AsyncDurabilityTest {
         RunOptions(runId = runId, checkpointing = Checkpointing(store, durability = durability))
 
     @Test
-    fun `the steps run ahead of their checkpoints, and the run returns once every one is stored`() = runBlocking {
+    fun `the steps run ahead of their checkpoints, and the run returns once every one is stored`() = runBlocking<Unit> {
         val open = CompletableDeferred<Unit>()
         val store = GatedStore(InMemoryCheckpointStore()) { open.await() }
         val lastRan = CompletableDeferred<Int>()
@@ -90,7 +90,7 @@ class AsyncDurabilityTest {
     }
 
     @Test
-    fun `a run gets at most MAX_PENDING step checkpoints ahead of the store`() = runBlocking {
+    fun `a run gets at most MAX_PENDING step checkpoints ahead of the store`() = runBlocking<Unit> {
         val pending = Durability.MAX_PENDING
         val released = CompletableDeferred<Unit>()
         // The first append waits until the run is as far ahead as it may be: node MAX_PENDING has started.
@@ -124,7 +124,7 @@ class AsyncDurabilityTest {
         }
 
     @Test
-    fun `a run whose last step checkpoints were never stored resumes from the latest stored one`() = runBlocking {
+    fun `a run whose last step checkpoints were never stored resumes from the latest stored one`() = runBlocking<Unit> {
         // The writer stores checkpoints 1..4 and then loses the rest, as a crash after them would.
         val inner = InMemoryCheckpointStore()
         val store = GatedStore(inner) { if (it.sequence > 4) throw IllegalStateException("lost with the process") }
