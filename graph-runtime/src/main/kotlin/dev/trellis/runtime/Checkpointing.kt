@@ -41,6 +41,14 @@ public class Checkpointing @JvmOverloads constructor(
      * `RunOwnedException` naming it and the wait (`docs/persistence.md`, "Resuming after a crash").
      */
     public val leaseWait: Duration = Duration.ZERO,
+    /**
+     * Whether a step's checkpoint is waited for ([Durability.SYNC], the default) or written behind the run
+     * ([Durability.ASYNC]: the run goes on while at most [Durability.MAX_PENDING] step checkpoints are being written,
+     * in order; the run's last checkpoint, and every one that ends or interrupts it, is still waited for). A crash
+     * then loses at most the step checkpoints not yet written, whose nodes run again on resume
+     * (`docs/persistence.md`, "Durability: waiting for each step, or not").
+     */
+    public val durability: Durability = Durability.SYNC,
 ) {
     init {
         require(fullSnapshotEvery >= 1) { "fullSnapshotEvery must be at least 1, but was $fullSnapshotEvery." }
@@ -54,7 +62,41 @@ public class Checkpointing @JvmOverloads constructor(
      * `new Checkpointing(store).withLeaseWait(Duration.ofMinutes(1))` from Java.
      */
     public fun withLeaseWait(leaseWait: Duration): Checkpointing =
-        Checkpointing(store, mode, owner, fullSnapshotEvery, migrations, leaseWait)
+        Checkpointing(store, mode, owner, fullSnapshotEvery, migrations, leaseWait, durability)
+
+    /**
+     * This checkpointing with [durability] in place of its own, every other setting kept:
+     * `new Checkpointing(store).withDurability(Checkpointing.Durability.ASYNC)` from Java.
+     */
+    public fun withDurability(durability: Durability): Checkpointing =
+        Checkpointing(store, mode, owner, fullSnapshotEvery, migrations, leaseWait, durability)
+
+    /**
+     * Whether the run waits for each step's checkpoint to be stored (`docs/persistence.md`, "Durability: waiting for
+     * each step, or not"). Only [Mode.EVERY_STEP] has step checkpoints; the other modes are the same with either.
+     */
+    public enum class Durability {
+        /** Every checkpoint is stored before the nodes its step triggered start: a crash loses no completed step. */
+        SYNC,
+
+        /**
+         * A step's checkpoint is handed to a writer that stores the run's checkpoints one after the other while the
+         * run goes on; the run waits only when [MAX_PENDING] of them are not yet stored, and for every checkpoint
+         * that is not a step's (the run's end — completed, failed, interrupted, drained — and a resumed run's first).
+         * A crash loses at most the [MAX_PENDING] latest step checkpoints, never one before a stored one: the stored
+         * ones are always a prefix of the run's, and resume runs the nodes of the lost steps again. A step checkpoint
+         * that the store refuses (fenced out, unreachable) fails or stops the run at its next checkpoint, not at its
+         * own step.
+         */
+        ASYNC,
+        ;
+
+        /** Constants. */
+        public companion object {
+            /** The most step checkpoints of one run [ASYNC] lets be written behind it: the most a crash loses. */
+            public const val MAX_PENDING: Int = 16
+        }
+    }
 
     /** When checkpoints are saved. */
     public enum class Mode {

@@ -49,6 +49,7 @@ public class JdbcCheckpointStore(
     private val insertSql = insertRecordSql(checkpoints)
     private val updateLatestSql = updateLatestSql(runs)
     private val advanceLatestSql = advanceLatestSql(runs)
+    private val appendNextSql = appendNextSql(runs, checkpoints)
     private val createRunSql =
         "INSERT INTO $runs (run_id, epoch, latest_sequence, created_at) VALUES (?, 0, 0, ?) " +
             "ON CONFLICT (run_id) DO NOTHING"
@@ -163,9 +164,11 @@ public class JdbcCheckpointStore(
      *
      * The usual append — the lease still holds the run, the record is the next sequence and continues the latest
      * checkpoint or starts afresh — is checked by the update of the run row itself ([advanceLatestSql]): one
-     * statement instead of a select of the row and an update. When that update changes no row, the run row is
-     * selected and checked as [StoreRules] does, which throws the same exception with the same message as always
-     * (or, for a record whose parent is further back, finds it stored and appends).
+     * statement instead of a select of the row and an update. Where the engine runs it ([JdbcEngine.updateAlone],
+     * PostgreSQL), that update and the insert are one statement ([appendNextSql]) sent in one round trip and committed
+     * on its own. When the update changes no row, the run row is selected and checked as [StoreRules] does, in a
+     * transaction, which throws the same exception with the same message as always (or, for a record whose parent is
+     * further back, finds it stored and appends).
      *
      * An append whose commit went through but whose answer was lost (the connection cut after `COMMIT` was sent) is
      * tried again and finds the very record stored at its sequence ([storedAlready]): it succeeded, and nothing more
@@ -174,25 +177,47 @@ public class JdbcCheckpointStore(
      */
     internal suspend fun appendAlone(lease: Lease, record: CheckpointRecord, mayBeStored: Boolean = false) {
         val attempts = AtomicInteger()
-        shortWrite({ "append checkpoint ${record.sequence} to" }, record.runId) { c ->
+        val next = continuesLatest(record)
+        reporting({ "append checkpoint ${record.sequence} to" }, record.runId) {
             val lookFirst = attempts.getAndIncrement() > 0 || mayBeStored
-            if (!advanceLatest(c, lease, record)) {
-                val row = lockRun(c, lease.runId)
-                if (lookFirst && row != null && row.latestSequence >= record.sequence && storedAlready(c, record)) {
-                    return@shortWrite
-                }
-                StoreRules.checkWritable(lease, row)
-                StoreRules.checkNext(record, row!!) { parent -> exists(c, record.runId, parent) }
-                val updated = engine.withStatement(c, updateLatestSql) {
-                    bindLatest(it, record, lease.epoch)
-                    it.executeUpdate()
-                }
-                check(updated == 1) {
-                    "Run '${record.runId}' changed while checkpoint ${record.sequence} was appended."
-                }
+            val alone = if (next) engine.updateAlone(appendNextSql) { bindAppendNext(it, record, lease) } else null
+            if (alone != 1) {
+                engine.shortTransaction { c -> appendChecked(c, lease, record, lookFirst, advance = alone == null) }
             }
-            insert(c, record)
         }
+    }
+
+    /**
+     * The append's transaction: [advanceLatest] first when [advance], else (or when it changed nothing) the run row
+     * locked and checked, then the insert; with [lookFirst], a record found stored already counts as appended.
+     */
+    private fun appendChecked(
+        c: Connection,
+        lease: Lease,
+        record: CheckpointRecord,
+        lookFirst: Boolean,
+        advance: Boolean,
+    ) {
+        if (!advance || !advanceLatest(c, lease, record)) {
+            val row = lockRun(c, lease.runId)
+            if (lookFirst && row != null && row.latestSequence >= record.sequence && storedAlready(c, record)) return
+            StoreRules.checkWritable(lease, row)
+            StoreRules.checkNext(record, row!!) { parent -> exists(c, record.runId, parent) }
+            val updated = engine.withStatement(c, updateLatestSql) {
+                bindLatest(it, record, lease.epoch)
+                it.executeUpdate()
+            }
+            check(updated == 1) {
+                "Run '${record.runId}' changed while checkpoint ${record.sequence} was appended."
+            }
+        }
+        insert(c, record)
+    }
+
+    /** Whether [record] continues the latest checkpoint or starts afresh, as [advanceLatest] can check. */
+    private fun continuesLatest(record: CheckpointRecord): Boolean {
+        val parent = record.parentSequence
+        return parent == null || parent == record.sequence - 1
     }
 
     /**
@@ -201,9 +226,7 @@ public class JdbcCheckpointStore(
      * naming an older parent is left to the full checks (the parent must be looked up).
      */
     private fun advanceLatest(c: Connection, lease: Lease, record: CheckpointRecord): Boolean {
-        val previous = record.sequence - 1
-        val parent = record.parentSequence
-        if (parent != null && parent != previous) return false
+        if (!continuesLatest(record)) return false
         return engine.withStatement(c, advanceLatestSql) {
             bindAdvance(it, record, lease)
             it.executeUpdate()

@@ -61,6 +61,14 @@ public interface JdbcEngine : AutoCloseable {
     public suspend fun <T> shortTransaction(block: (Connection) -> T): T = transaction(block)
 
     /**
+     * Runs the one statement [sql], bound by [bind], in a transaction of its own (auto-commit: one round trip, with the
+     * engine's bounds on waiting sent in the same one) on the engine's dispatcher, with the schema created first, and
+     * returns its update count; or returns `null`, running nothing, when the engine has no such path or cannot run
+     * [sql] (a data-modifying `WITH`): the store then writes in a [shortTransaction].
+     */
+    public suspend fun updateAlone(sql: String, bind: (PreparedStatement) -> Unit): Int? = null
+
+    /**
      * Runs [use] with [sql] prepared on [c], inside a transaction; an engine that keeps one connection may keep the
      * statement for its next run instead of preparing it again. [use] must close the result sets it opens.
      */

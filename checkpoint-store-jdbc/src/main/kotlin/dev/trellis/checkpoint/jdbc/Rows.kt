@@ -37,6 +37,24 @@ internal fun advanceLatestSql(runs: String): String =
     "UPDATE $runs SET latest_sequence = ?, latest_status = ?, graph_id = ? " +
         "WHERE run_id = ? AND epoch = ? AND owner = ? AND latest_sequence = ?"
 
+/**
+ * The usual append as one statement ([JdbcEngine.updateAlone]), bound by [bindAppendNext]: [advanceLatestSql]'s update
+ * of the run row and, only if it moved the row (the lease holds the run, the record is the next sequence), the insert
+ * of the checkpoint. Its update count is 1 when the checkpoint was appended and 0 when nothing changed.
+ */
+internal fun appendNextSql(runs: String, checkpoints: String): String =
+    "WITH moved AS (${advanceLatestSql(runs)} RETURNING run_id) " +
+        "INSERT INTO $checkpoints ($RECORD_COLUMNS) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM moved"
+
+/** Binds [record], appended with [lease], to [appendNextSql]'s parameters. */
+internal fun bindAppendNext(statement: PreparedStatement, record: CheckpointRecord, lease: Lease) {
+    bindAdvance(statement, record, lease)
+    bindRecord(statement, record, ADVANCE_PARAMETERS)
+}
+
+/** How many parameters [advanceLatestSql] has. */
+private const val ADVANCE_PARAMETERS = 7
+
 /** Binds [record], appended with [lease], to [advanceLatestSql]'s parameters. */
 internal fun bindAdvance(statement: PreparedStatement, record: CheckpointRecord, lease: Lease) {
     statement.setLong(1, record.sequence)
@@ -48,20 +66,20 @@ internal fun bindAdvance(statement: PreparedStatement, record: CheckpointRecord,
     statement.setLong(7, record.sequence - 1)
 }
 
-/** Binds [record] to [insertRecordSql]'s parameters. */
-internal fun bindRecord(statement: PreparedStatement, record: CheckpointRecord) {
-    statement.setString(1, record.runId)
-    statement.setLong(2, record.sequence)
-    statement.setNullableLong(3, record.parentSequence)
-    statement.setString(4, record.forkedFrom?.runId)
-    statement.setNullableLong(5, record.forkedFrom?.sequence)
-    statement.setString(6, record.graphId)
-    statement.setInt(7, record.schemaVersion)
-    statement.setString(8, record.createdAt.toString())
-    statement.setString(9, record.status)
-    statement.setString(10, record.kind.name)
-    statement.setString(11, record.payload)
-    statement.setString(12, MetadataCodec.encode(record.metadata))
+/** Binds [record] to [insertRecordSql]'s parameters, or to the twelve that follow the first [after]. */
+internal fun bindRecord(statement: PreparedStatement, record: CheckpointRecord, after: Int = 0) {
+    statement.setString(after + 1, record.runId)
+    statement.setLong(after + 2, record.sequence)
+    statement.setNullableLong(after + 3, record.parentSequence)
+    statement.setString(after + 4, record.forkedFrom?.runId)
+    statement.setNullableLong(after + 5, record.forkedFrom?.sequence)
+    statement.setString(after + 6, record.graphId)
+    statement.setInt(after + 7, record.schemaVersion)
+    statement.setString(after + 8, record.createdAt.toString())
+    statement.setString(after + 9, record.status)
+    statement.setString(after + 10, record.kind.name)
+    statement.setString(after + 11, record.payload)
+    statement.setString(after + 12, MetadataCodec.encode(record.metadata))
 }
 
 /** Binds [record], written under [epoch], to [updateLatestSql]'s parameters. */

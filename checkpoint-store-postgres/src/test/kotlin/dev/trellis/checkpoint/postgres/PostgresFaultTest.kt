@@ -25,6 +25,14 @@ import java.util.UUID
  * server that stays away past the bound; and errors that are real answers, which are not retried.
  */
 class PostgresFaultTest {
+    private companion object {
+        /**
+         * What marks an append on the wire: the usual append is one statement committed in its own round trip
+         * (`docs/persistence-stores.md`, "The fencing rule"), so its commit travels with these bytes, not as a COMMIT.
+         */
+        const val APPEND = "INSERT INTO"
+    }
+
     private val schema = TestPostgres.newSchema()
     private val proxy = FaultProxy(seed = 28, target = TestPostgres.address)
     private val app = "trellis-fault-" + UUID.randomUUID().toString().take(8)
@@ -45,7 +53,7 @@ class PostgresFaultTest {
         runBlocking<Unit> {
             val lease = store.claim("run-1", "worker")
             store.append(lease, checkpoint("run-1", 1))
-            proxy.trip("COMMIT", FaultProxy.TripAction.HoldAnswer { TestPostgres.terminate(app) })
+            proxy.trip(APPEND, FaultProxy.TripAction.HoldAnswer { TestPostgres.terminate(app) })
             store.append(lease, checkpoint("run-1", 2))
             proxy.tripsFired shouldBe true
             proxy.faults()["trip"] shouldBe 1
@@ -59,7 +67,7 @@ class PostgresFaultTest {
         runBlocking<Unit> {
             val lease = store.claim("run-2", "worker")
             store.append(lease, checkpoint("run-2", 1))
-            proxy.trip("COMMIT", FaultProxy.TripAction.Before { TestPostgres.terminate(app) })
+            proxy.trip(APPEND, FaultProxy.TripAction.Before { TestPostgres.terminate(app) })
             store.append(lease, checkpoint("run-2", 2))
             proxy.tripsFired shouldBe true
             store.history("run-2").map { it.sequence } shouldContainExactly listOf(1L, 2L)
@@ -69,9 +77,9 @@ class PostgresFaultTest {
     fun `a commit whose answer is lost with its connection (reset) counts as done, and nothing is written twice`() =
         runBlocking<Unit> {
             val lease = store.claim("run-3", "worker")
-            proxy.trip("COMMIT", FaultProxy.TripAction.LoseAnswer(reset = true))
+            proxy.trip(APPEND, FaultProxy.TripAction.LoseAnswer(reset = true))
             store.append(lease, checkpoint("run-3", 1))
-            proxy.trip("COMMIT", FaultProxy.TripAction.LoseAnswer(reset = false))
+            proxy.trip(APPEND, FaultProxy.TripAction.LoseAnswer(reset = false))
             store.append(lease, checkpoint("run-3", 2))
             proxy.tripsFired shouldBe true
             store.history("run-3") shouldContainExactly listOf(checkpoint("run-3", 1), checkpoint("run-3", 2))
@@ -80,6 +88,18 @@ class PostgresFaultTest {
                 store.append(lease, checkpoint("run-3", 2, payload = """{"other":true}"""))
             }
         }
+
+    @Test
+    fun `an append whose transaction's COMMIT is lost (a parent further back) counts as done`() = runBlocking<Unit> {
+        val lease = store.claim("run-7", "worker")
+        store.append(lease, checkpoint("run-7", 1))
+        store.append(lease, checkpoint("run-7", 2))
+        // Its parent is not the latest checkpoint: written in a transaction of its own, with a COMMIT.
+        proxy.trip("COMMIT", FaultProxy.TripAction.LoseAnswer())
+        store.append(lease, checkpoint("run-7", 3, parentSequence = 1))
+        proxy.tripsFired shouldBe true
+        store.history("run-7").map { it.sequence } shouldContainExactly listOf(1L, 2L, 3L)
+    }
 
     @Test
     fun `claims, renewals and releases whose answers are lost are retried and leave the run held once`() =

@@ -5,13 +5,14 @@ import java.nio.file.Path
 
 /** A child JVM on this test's class path, for the crash and shutdown tests; its output goes to a file. */
 object ChildJvm {
-    fun start(main: Class<*>, args: List<String>, out: File): Process {
+    fun start(main: Class<*>, args: List<String>, out: File, properties: List<String> = emptyList()): Process {
         val java = Path.of(System.getProperty("java.home"), "bin", "java").toString()
         val command = listOf(
             java,
             "-Xmx256m",
             "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1",
+        ) + properties + listOf(
             "-cp",
             System.getProperty("java.class.path"),
             main.name,

@@ -1,5 +1,8 @@
 package dev.trellis.runtime.persistence
 
+import dev.trellis.checkpoint.CheckpointRecord
+import dev.trellis.checkpoint.CheckpointStore
+import dev.trellis.checkpoint.Lease
 import dev.trellis.checkpoint.RunOwnedException
 import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore
 import dev.trellis.graph.Graph
@@ -107,15 +110,21 @@ class SideLog(path: Path) : AutoCloseable {
 
 /**
  * The child process of [CrashResumeTest]: `run <db> <sideLog>` starts the run (and is killed during it);
- * `resume <db> <sideLog> <resultFile>` resumes it and writes the result.
+ * `resume <db> <sideLog> <resultFile>` resumes it and writes the result. With the system property
+ * `trellis.crash.async` set, both checkpoint with `Durability.ASYNC` and every append is slowed by
+ * [SLOW_APPEND_MILLIS], so that the run gets ahead of its stored checkpoints (`AsyncDurabilityCrashTest`).
  */
 object CrashChild {
+    const val SLOW_APPEND_MILLIS = 400L
+
     @JvmStatic
     fun main(args: Array<String>) {
         val (mode, db, side) = args
+        val async = System.getProperty("trellis.crash.async") != null
         SideLog(Path.of(side)).use { sideLog ->
             val graph = CrashGraph.build(stepMillis = 150, log = sideLog::log)
-            SqliteCheckpointStore(Path.of(db), leaseDuration = CrashGraph.LEASE).use { store ->
+            SqliteCheckpointStore(Path.of(db), leaseDuration = CrashGraph.LEASE).use { sqlite ->
+                val store: CheckpointStore = if (async) SlowAppends(sqlite) else sqlite
                 val options = RunOptions(
                     runId = if (mode ==
                         "run"
@@ -124,7 +133,11 @@ object CrashChild {
                     } else {
                         null
                     },
-                    checkpointing = Checkpointing(store, fullSnapshotEvery = 8),
+                    checkpointing = Checkpointing(
+                        store,
+                        fullSnapshotEvery = 8,
+                        durability = if (async) Checkpointing.Durability.ASYNC else Checkpointing.Durability.SYNC,
+                    ),
                 )
                 val result = runBlocking {
                     when (mode) {
@@ -150,6 +163,14 @@ object CrashChild {
                 println("lease held until ${e.leaseExpiresAt}; waiting")
                 delay(maxOf(50, Duration.between(Instant.now(), e.leaseExpiresAt).toMillis() + 50))
             }
+        }
+    }
+
+    /** [inner] whose appends take [SLOW_APPEND_MILLIS] longer: a store slower than the graph's steps. */
+    private class SlowAppends(private val inner: CheckpointStore) : CheckpointStore by inner {
+        override suspend fun append(lease: Lease, record: CheckpointRecord) {
+            delay(SLOW_APPEND_MILLIS)
+            inner.append(lease, record)
         }
     }
 

@@ -14,8 +14,10 @@ import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
 import org.postgresql.PGConnection
 import java.sql.Connection
+import java.sql.PreparedStatement
 import java.sql.SQLException
 import java.time.Duration
+import java.util.concurrent.ConcurrentHashMap
 import javax.sql.DataSource
 
 /**
@@ -71,10 +73,32 @@ internal class PostgresEngine(
     }
 
     override suspend fun <T> transaction(block: (Connection) -> T): T {
+        migrate()
+        return run(autoCommit = false, block)
+    }
+
+    /**
+     * The statement runs committed on its own, after [boundSql] in the same round trip: pgjdbc sends a statement
+     * string's statements with one `Sync`, so they share the implicit transaction that ends there and the bounds set
+     * with `set_config(…, true)` apply to [sql] alone.
+     */
+    override suspend fun updateAlone(sql: String, bind: (PreparedStatement) -> Unit): Int {
+        migrate()
+        return run(autoCommit = true) { c ->
+            c.prepareStatement(bounded.getOrPut(sql) { boundSql + sql }).use { statement ->
+                bind(statement)
+                statement.execute()
+                check(!statement.moreResults) { "The statement after the bounds returned rows: $sql" }
+                statement.updateCount
+            }
+        }
+    }
+
+    private suspend fun migrate() {
         if (!ready) {
             migrated.withLock {
                 if (!ready) {
-                    run { c ->
+                    run(autoCommit = false) { c ->
                         c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))").use {
                             it.setString(1, "trellis-checkpoint-store:$schema")
                             it.executeQuery().close()
@@ -93,7 +117,6 @@ internal class PostgresEngine(
                 }
             }
         }
-        return run(block)
     }
 
     /**
@@ -101,7 +124,7 @@ internal class PostgresEngine(
      * connection is cancelled (again, until the transaction ends: a cancel that arrives between two statements is
      * lost), so the caller's cancellation — a `withTimeout` around a claim stuck on a locked row — returns at once.
      */
-    private suspend fun <T> run(block: (Connection) -> T): T = coroutineScope {
+    private suspend fun <T> run(autoCommit: Boolean, block: (Connection) -> T): T = coroutineScope {
         val borrowed = Borrowed()
         // The outcome is returned, never thrown, so that a failure after the caller was cancelled (the statement
         // this cancellation cancelled) does not replace the caller's CancellationException.
@@ -112,10 +135,15 @@ internal class PostgresEngine(
                     try {
                         c.setNetworkTimeout(Runnable::run, networkMillis.toInt())
                         if (url == null) url = withoutCredentials(c.metaData.url)
-                        c.autoCommit = false
-                        c.inTransaction { tx ->
-                            bound(tx)
-                            block(tx)
+                        if (autoCommit) {
+                            if (!c.autoCommit) c.autoCommit = true
+                            block(c)
+                        } else {
+                            c.autoCommit = false
+                            c.inTransaction { tx ->
+                                bound(tx)
+                                block(tx)
+                            }
                         }
                     } finally {
                         borrowed.giveBack()
@@ -159,6 +187,18 @@ internal class PostgresEngine(
             }
         }
     }
+
+    /**
+     * [bound]'s settings as a statement of their own with the values written in, to go before a statement run in
+     * auto-commit in the same round trip ([updateAlone]).
+     */
+    private val boundSql =
+        "SELECT set_config('lock_timeout', '$lockMillis', true), " +
+            "set_config('statement_timeout', '$statementMillis', true), " +
+            "set_config('idle_in_transaction_session_timeout', '$lockMillis', true); "
+
+    /** Each statement [updateAlone] ran, after [boundSql]: made once, not once per call. */
+    private val bounded = ConcurrentHashMap<String, String>()
 
     private fun bound(c: Connection) {
         c.prepareStatement(

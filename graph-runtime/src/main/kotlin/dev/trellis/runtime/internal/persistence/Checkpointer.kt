@@ -132,7 +132,7 @@ internal class Checkpointer(
             if (!everyStep) return sequence
             val createdAt = Instant.now(clock)
             val payload = PositionCodec.childrenOnly(graph, runId, mapOf(key to patch), createdAt)
-            append(payload, false, "RUNNING", createdAt)
+            append(payload, false, "RUNNING", createdAt, step = true)
             return sequence
         }
     }
@@ -144,17 +144,43 @@ internal class Checkpointer(
      * Writes [payload] as the run's next record (through the parent for a child run) and advances [sequence].
      * Inline, as [save], so that a save takes no suspend frame of its own beyond [checkpoint]'s and the store's.
      */
-    private suspend inline fun append(payload: String, full: Boolean, status: String, createdAt: Instant) {
+    private suspend inline fun append(
+        payload: String,
+        full: Boolean,
+        status: String,
+        createdAt: Instant,
+        step: Boolean,
+    ) {
         if (upstream != null) {
             sequence = upstream.parent.saveChild(upstream.key, ChildData(chain = listOf(payload), reset = full))
             return
         }
         val record = record(payload, full, status, createdAt)
+        val behind = behindWriter
+        if (behind != null) {
+            if (step) {
+                behind.submit(record)
+                sequence = record.sequence
+                return
+            }
+            behind.flush()
+        }
         val held = lease?.current
             ?: throw IllegalStateException("Run '$runId' has no lease; it cannot save checkpoints.")
         config.store.append(held, record)
         sequence = record.sequence
     }
+
+    /**
+     * Writes the step checkpoints behind the run ([Checkpointing.Durability.ASYNC], every step saved); `null` when
+     * each is waited for, and for a child run (its parent's decides).
+     */
+    private val behindWriter: BehindWriter? =
+        if (upstream == null && config.durability == Checkpointing.Durability.ASYNC && everyStepMode(config)) {
+            BehindWriter(config.store) { lease?.current }
+        } else {
+            null
+        }
 
     /** The run's next record. Not a suspend function: its boxed parent sequence is then a cached `Long`. */
     private fun record(payload: String, full: Boolean, status: String, createdAt: Instant) = CheckpointRecord(
@@ -244,6 +270,8 @@ internal class Checkpointer(
             bufferGiven = true
             runtime.giveBuffer(buffer)
         }
+        // The step checkpoints still being written go in before the lease goes (written once, by this run).
+        behindWriter?.close()
         lease?.release()
     }
 
@@ -277,13 +305,14 @@ internal class Checkpointer(
     private suspend inline fun save(
         status: String,
         forceFull: Boolean,
+        step: Boolean,
         build: (full: Boolean, createdAt: Instant) -> String,
     ) {
         serialized {
             val full = forceFull || nextFull || sinceFull + 1 >= config.fullSnapshotEvery
             val createdAt = Instant.now(clock)
             val payload = build(full, createdAt)
-            append(payload, full, status, createdAt)
+            append(payload, full, status, createdAt, step)
             sinceFull = if (full) 0 else sinceFull + 1
             nextFull = false
             lastWasFull = full
@@ -296,7 +325,8 @@ internal class Checkpointer(
 
     /**
      * Saves a checkpoint of the run at [position] in [state], labelled [status] — full when [full] or when it is
-     * due, else a delta; [lastSequence] and [lastWasFull] then tell its sequence and kind.
+     * due, else a delta; [lastSequence] and [lastWasFull] then tell its sequence and kind. A [step]'s checkpoint is
+     * written behind the run with [Checkpointing.Durability.ASYNC]; any other waits for those before it.
      * @throws FencedOutException when another process took the run over ([fencedOut] is then set).
      */
     suspend fun checkpoint(
@@ -306,10 +336,11 @@ internal class Checkpointer(
         position: Position,
         recorder: RunRecorder,
         compensationLog: CompensationLog? = null,
+        step: Boolean = false,
     ) {
         try {
             val held = compensationLog?.entries?.size ?: 0
-            save(status, full) { isFull, createdAt ->
+            save(status, full, step) { isFull, createdAt ->
                 PositionEncoder.payload(
                     graph,
                     status,
@@ -331,6 +362,9 @@ internal class Checkpointer(
         }
     }
 }
+
+/** Whether [config] saves every step (a function: [Checkpointer.everyStep] is declared after the writer). */
+private fun everyStepMode(config: Checkpointing): Boolean = config.mode == Checkpointing.Mode.EVERY_STEP
 
 /** The capacity the payload buffer starts with: a chain step's delta is about 450 chars. */
 private const val INITIAL_BUFFER = 1_024

@@ -50,7 +50,9 @@ private suspend fun Engine.saveFailure() {
         checkpoint(Status.FAILED.name, full = true, state = writableState(topology.keys, currentState))
     } catch (e: Throwable) {
         e.rethrowIfFatal(currentCoroutineContext())
-        recorder.errors[0].addSuppressed(e)
+        // A step checkpoint written behind the run that failed fails every later one with the same error.
+        val first = recorder.errors[0]
+        if (e !== first) first.addSuppressed(e)
     }
 }
 
@@ -59,10 +61,15 @@ private suspend fun Engine.saveFailure() {
  * save then takes the suspend frames of [Checkpointer.checkpoint] and the store's append only.
  */
 @Suppress("NOTHING_TO_INLINE")
-internal suspend inline fun Engine.checkpoint(status: String, full: Boolean = false, state: State = currentState) {
+internal suspend inline fun Engine.checkpoint(
+    status: String,
+    full: Boolean = false,
+    state: State = currentState,
+    step: Boolean = false,
+) {
     val writer = checkpointer ?: return
     position.meters?.spentNanos = spentNanos()
-    writer.checkpoint(status, full, state, position, recorder, compensationLog)
+    writer.checkpoint(status, full, state, position, recorder, compensationLog, step)
     checkpointSaved(writer)
 }
 
@@ -80,7 +87,7 @@ internal suspend inline fun Engine.checkpointStep() {
         // A run cancelled meanwhile saves nothing more (`docs/semantics.md` §6), even when a store writes without
         // suspending (then no suspension would notice the cancellation).
         currentCoroutineContext().ensureActive()
-        checkpoint("RUNNING")
+        checkpoint("RUNNING", step = true)
     } catch (e: Throwable) {
         e.rethrowIfFatal(currentCoroutineContext())
         if (e is CheckpointStoreUnavailableException) stopResumable(e) else fail(e)
