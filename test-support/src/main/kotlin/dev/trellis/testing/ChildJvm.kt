@@ -1,11 +1,15 @@
-package dev.trellis.runtime.persistence
+package dev.trellis.testing
 
 import java.io.File
 import java.nio.file.Path
 
-/** A child JVM on this test's class path, for the crash and shutdown tests; its output goes to a file. */
-object ChildJvm {
-    fun start(main: Class<*>, args: List<String>, out: File): Process {
+/**
+ * A child JVM on the running test's class path, for the tests that kill a process (crash tests) or stop one (shutdown
+ * tests); its output goes to a file.
+ */
+public object ChildJvm {
+    /** Starts [main] with [args] in a small JVM of its own, its output and errors written to [out]. */
+    public fun start(main: Class<*>, args: List<String>, out: File): Process {
         val java = Path.of(System.getProperty("java.home"), "bin", "java").toString()
         val command = listOf(
             java,
@@ -20,5 +24,5 @@ object ChildJvm {
     }
 
     /** The start of what the child printed, for an assertion's message. */
-    fun output(file: File): String = if (file.exists()) file.readText().take(4_000) else "(no output)"
+    public fun output(file: File): String = if (file.exists()) file.readText().take(4_000) else "(no output)"
 }
