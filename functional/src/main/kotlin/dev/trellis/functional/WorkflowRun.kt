@@ -6,8 +6,8 @@ import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.runtime.Budget
 import dev.trellis.runtime.Checkpointing
-import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.RunOptions
+import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.resume

@@ -65,7 +65,10 @@ class CompositionTest : FunSpec({
     val prepared = AtomicInteger()
     val approvals = AtomicInteger()
     val asking = graph("asking", Ask) {
-        val prepare = node("prepare") { set(Ask.draft, "draft on ${get(Ask.topic)}".also { prepared.incrementAndGet() }) }
+        val prepare = node("prepare") {
+            prepared.incrementAndGet()
+            set(Ask.draft, "draft on ${get(Ask.topic)}")
+        }
         val approve = node("approve") {
             approvals.incrementAndGet()
             set(Ask.verdict, interrupt("Publish ${get(Ask.draft)}?"))
