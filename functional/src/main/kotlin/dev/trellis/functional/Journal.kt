@@ -15,6 +15,7 @@ import kotlinx.serialization.json.double
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.long
 import java.math.BigDecimal
 import java.time.Instant
 import java.time.Duration as JavaDuration
@@ -27,7 +28,8 @@ import java.time.Duration as JavaDuration
  * record).
  */
 internal class Journal private constructor(
-    private val store: CheckpointStore,
+    /** The store the run is recorded in. */
+    val store: CheckpointStore,
     val runId: String,
     private val workflowId: String,
     private var lease: Lease,
@@ -36,7 +38,7 @@ internal class Journal private constructor(
     private var sequence = 0L
     private val started = HashMap<Int, String>()
     private val done = HashMap<Int, JsonElement>()
-    private val asked = HashMap<Int, String>()
+    private val asked = HashMap<Int, Question>()
     private val answers = HashMap<Int, String>()
     private val totals = LinkedHashMap<String, BigDecimal>()
 
@@ -64,7 +66,13 @@ internal class Journal private constructor(
     val pendingInterrupt: Int? get() = asked.keys.firstOrNull { it !in answers }
 
     /** The payload of the interrupt at [position]. */
-    fun questionAt(position: Int): String? = asked[position]
+    fun questionAt(position: Int): String? = asked[position]?.payload
+
+    /** The latest question asked at [position] (a graph task's child run may ask several, one at a time), or null. */
+    fun question(position: Int): Question? = asked[position]
+
+    /** The owner of the run's lease. */
+    val owner: String = lease.owner
 
     /** What the completed steps charged, by meter, in the order meters were first charged (exact decimals). */
     fun totals(): Map<String, BigDecimal> = synchronized(totals) { LinkedHashMap(totals) }
@@ -80,8 +88,13 @@ internal class Journal private constructor(
                 payload["charges"]?.jsonObject?.forEach { (meter, amount) -> add(meter, amount.jsonPrimitive.double) }
             }
             "interrupt" -> {
-                started[payload.position] = INTERRUPT
-                asked[payload.position] = payload.getValue("payload").jsonPrimitive.content
+                started[payload.position] = payload["name"]?.jsonPrimitive?.content ?: INTERRUPT
+                asked[payload.position] = Question(
+                    payload.getValue("payload").jsonPrimitive.content,
+                    payload["node"]?.jsonPrimitive?.content,
+                    payload["childSequence"]?.jsonPrimitive?.long,
+                )
+                answers.remove(payload.position) // a new question at a position waits for a new answer
             }
             "answer" -> answers[payload.position] = payload.getValue("value").jsonPrimitive.content
             "output" -> output = payload.getValue("value")
@@ -125,16 +138,30 @@ internal class Journal private constructor(
         charges.forEach { (meter, amount) -> add(meter, amount) }
     }
 
-    suspend fun recordInterrupt(position: Int, payload: String) {
+    /**
+     * Records the question [payload] asked at [position]: by the workflow's own `interrupt`, or by the child run of
+     * graph task [name] (its interrupt's [node] path and the [childSequence] of its checkpoint that asks).
+     */
+    suspend fun recordInterrupt(
+        position: Int,
+        payload: String,
+        name: String = INTERRUPT,
+        node: String? = null,
+        childSequence: Long? = null,
+    ) {
         append(
             "INTERRUPTED",
             entry("interrupt") {
                 put("position", JsonPrimitive(position))
                 put("payload", JsonPrimitive(payload))
+                if (name != INTERRUPT) put("name", JsonPrimitive(name))
+                if (node != null) put("node", JsonPrimitive(node))
+                if (childSequence != null) put("childSequence", JsonPrimitive(childSequence))
             },
         )
-        started[position] = INTERRUPT
-        asked[position] = payload
+        started[position] = name
+        asked[position] = Question(payload, node, childSequence)
+        answers.remove(position)
     }
 
     suspend fun recordAnswer(position: Int, answer: String) {
@@ -231,3 +258,9 @@ internal class Journal private constructor(
         }
     }
 }
+
+/**
+ * A question a run asked at a position: its [payload]; for a graph task's child run, also the [node] path of the
+ * child's interrupt (the key of its answer) and the [childSequence] of the child's checkpoint that asks it.
+ */
+internal class Question(val payload: String, val node: String?, val childSequence: Long?)

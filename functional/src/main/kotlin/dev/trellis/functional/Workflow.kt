@@ -2,6 +2,7 @@ package dev.trellis.functional
 
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.graph.NodeBody
+import dev.trellis.graph.NodeScope
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
@@ -140,15 +141,24 @@ public class Workflow<I, O> internal constructor(
         output: StateKey<O>,
         settings: WorkflowSettings = WorkflowSettings.DEFAULT,
         input: (State) -> I,
-    ): NodeBody = {
-        val journalId = "$runId/$nodeId#$executionCount"
+    ): NodeBody = { executeAsNode(this, store, output, settings, input) }
+
+    /** Runs one execution of this workflow as the body of node [scope] (see [node]). */
+    internal suspend fun executeAsNode(
+        scope: NodeScope,
+        store: CheckpointStore,
+        output: StateKey<O>,
+        settings: WorkflowSettings,
+        input: (State) -> I,
+    ) {
+        val journalId = "${scope.runId}/${scope.nodeId}#${scope.executionCount}"
         val journal = Journal.open(store, journalId, settings.owner ?: "workflow/$journalId", id)
         try {
-            val actual = journal.input?.let { Json.decodeFromJsonElement(this@Workflow.input, it) }
-                ?: input(state).also { journal.recordInput(Json.encodeToJsonElement(this@Workflow.input, it)) }
+            val actual = journal.input?.let { Json.decodeFromJsonElement(this.input, it) }
+                ?: input(scope.state).also { journal.recordInput(Json.encodeToJsonElement(this.input, it)) }
             val budget = settings.budget ?: settings.options.budget
-            val run = WorkflowRun(this@Workflow, journal, this, budget, settings.options.random)
-            set(output, journal.alive { run.execute(actual) })
+            val run = WorkflowRun(this, journal, scope, budget, settings.options.random)
+            scope.set(output, journal.alive { run.execute(actual) })
         } finally {
             withContext(NonCancellable) { journal.close() }
         }

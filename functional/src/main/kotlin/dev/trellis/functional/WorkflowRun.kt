@@ -5,9 +5,14 @@ import dev.trellis.graph.NodeScope
 import dev.trellis.graph.State
 import dev.trellis.graph.StateKey
 import dev.trellis.runtime.Budget
+import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunOptions
+import dev.trellis.runtime.RunResult
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.invoke
+import dev.trellis.runtime.resume
+import dev.trellis.runtime.retry
+import dev.trellis.runtime.stateAt
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Deferred
@@ -137,14 +142,63 @@ internal class WorkflowRun<I, O>(
             options: RunOptions,
         ): T = runTask(calls.getAndIncrement(), name, output.serializer, TaskPolicy.DEFAULT) { position ->
             val childId = options.runId ?: "$runId/$name@$position"
-            val child = graph.invoke(input, options.withRunId(childId, checkpointing = options.checkpointing))
-            check(child.status == Status.COMPLETED) {
-                "Graph '${graph.id}' called as task '$name' ended ${child.status} (interrupts: ${child.interrupts
-                    .map { it.payload }}); a graph called as a task must complete. Ask for input with the " +
-                    "workflow's interrupt instead."
-            }
-            child.state[output]
+            val checkpointing = options.checkpointing ?: Checkpointing(journal.store, owner = journal.owner)
+            GraphTask(graph, childId, options.withRunId(childId, checkpointing), name, position).call(input)[output]
         }
+    }
+
+    /**
+     * One call of a graph task at [position]: runs the child run [childId] of [graph] to its end, continuing it from
+     * its checkpoints when it has some, and turns each of its interrupts into a question of the workflow
+     * (`docs/semantics.md` §14, "Interrupts inside a graph task").
+     */
+    private inner class GraphTask(
+        private val graph: Graph,
+        private val childId: String,
+        private val options: RunOptions,
+        private val name: String,
+        private val position: Int,
+    ) {
+        private val store = options.checkpointing!!.store
+
+        /** The child run's final state. */
+        suspend fun call(input: State): State {
+            while (true) {
+                val result = step(input) ?: return graph.stateAt(store, childId, migrations = migrations)
+                if (result.status == Status.COMPLETED) return result.state
+                check(result.status == Status.INTERRUPTED) {
+                    "Graph '${graph.id}' called as task '$name' (run '$childId') ended ${result.status}; a graph " +
+                        "called as a task must complete or ask for input."
+                }
+                val asking = result.interrupts.first()
+                val sequence = checkNotNull(store.latest(childId)) { "Run '$childId' has no checkpoint." }.sequence
+                journal.recordInterrupt(position, asking.payload, name, asking.path, sequence)
+            }
+        }
+
+        /**
+         * Starts or continues the child run; null when it had completed already (its state is in its checkpoint).
+         * A child waiting on the question the journal recorded gets its answer, asked of the workflow when it has
+         * none yet: that ends the attempt (the workflow run ends INTERRUPTED), or, in a graph run resumed with an
+         * answer for the workflow's node, returns it.
+         */
+        private suspend fun step(input: State): RunResult? {
+            val latest = store.latest(childId) ?: return graph.invoke(input, options)
+            val question = journal.question(position)
+            return when {
+                latest.status == Status.COMPLETED.name -> null
+                latest.status == Status.FAILED.name -> graph.retry(childId, options)
+                latest.status == Status.INTERRUPTED.name && question?.node != null &&
+                    question.childSequence == latest.sequence -> {
+                    val answer = journal.answerAt(position)
+                        ?: node.interrupt(question.payload).also { journal.recordAnswer(position, it) }
+                    graph.resume(childId, options, mapOf(question.node to answer))
+                }
+                else -> graph.resume(childId, options) // unfinished, or waiting on a question not recorded yet
+            }
+        }
+
+        private val migrations get() = options.checkpointing!!.migrations
     }
 
     private fun checkStep(position: Int, name: String) {

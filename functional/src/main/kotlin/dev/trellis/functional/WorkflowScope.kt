@@ -67,7 +67,10 @@ public interface WorkflowScope {
      * Runs [graph] from [input] as a durable task [name]: its run completes inside the task, and the value of
      * [output] in its final state is the task's recorded result (a resumed workflow does not run the graph again).
      * The child run's id is this run's id, the task's name and position (`report-1/research@2`) unless [options]
-     * names one.
+     * names one; it is checkpointed in the workflow's store unless [options] give a `Checkpointing`, so a task that
+     * runs again continues the child run instead of starting it over. A child run that asks for input (a node's
+     * interrupt) pauses the workflow with its question, as [interrupt] does; the answer resumes the child where it
+     * stopped (`docs/semantics.md` §14).
      */
     public suspend fun <T> graphTask(
         name: String,

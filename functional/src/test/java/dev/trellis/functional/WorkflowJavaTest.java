@@ -7,7 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.trellis.checkpoint.CheckpointStore;
 import dev.trellis.checkpoint.InMemoryCheckpointStore;
+import dev.trellis.graph.Graph;
+import dev.trellis.graph.StateKey;
+import dev.trellis.graph.StateSchema;
+import dev.trellis.javaapi.JavaGraph;
+import dev.trellis.javaapi.JavaRunOptions;
+import dev.trellis.javaapi.Keys;
+import dev.trellis.javaapi.Trellis;
+import dev.trellis.javaapi.TrellisRunner;
 import dev.trellis.runtime.Budget;
+import dev.trellis.runtime.Checkpointing;
+import dev.trellis.runtime.RunResult;
 import dev.trellis.runtime.RunEvent;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -59,6 +70,50 @@ class WorkflowJavaTest {
     }
     // --8<-- [end:java-approval]
 
+    // --8<-- [start:java-publisher]
+    static final StateSchema ASK = new StateSchema("ask");
+    static final StateKey<String> TOPIC = Keys.required(ASK, "topic", String.class);
+    static final StateKey<String> DRAFT_TEXT = Keys.of(ASK, "draft", String.class, "");
+    static final StateKey<String> VERDICT = Keys.of(ASK, "verdict", String.class, "");
+
+    static final Graph ASKING = JavaGraph.builder("asking", ASK)
+        .node("draft", ctx -> ctx.set(DRAFT_TEXT, "the draft on " + ctx.get(TOPIC)))
+        .node("approve", ctx -> ctx.set(VERDICT, ctx.interrupt("Publish " + ctx.get(DRAFT_TEXT) + "?")))
+        .start("draft")
+        .edge("draft", "approve")
+        .edge("approve", Graph.END)
+        .build();
+
+    static final Workflow<String, String> PUBLISHER = Workflow.define("publisher", String.class, String.class, (flow, topic) -> {
+        String verdict = flow.graphTask("ask", ASKING, ASK.stateOf(Map.of("topic", topic)), VERDICT); // may pause
+        return flow.task("publish", String.class, () -> verdict.equals("yes") ? "published " + topic : "kept " + topic);
+    });
+
+    static String publish(CheckpointStore store) {
+        try {
+            return PUBLISHER.runAsync("tides", store, "publish-1").join();
+        } catch (CompletionException e) {
+            WorkflowInterruptedException paused = (WorkflowInterruptedException) e.getCause();
+            System.out.println(paused.getPayload()); // the child graph's question
+            return PUBLISHER.resumeAsync("publish-1", store, "yes").join(); // the child resumes where it stopped
+        }
+    }
+    // --8<-- [end:java-publisher]
+
+    // --8<-- [start:java-review]
+    static final StateSchema DOC = new StateSchema("doc");
+    static final StateKey<String> DRAFT = Keys.required(DOC, "draft", String.class);
+    static final StateKey<String> OUTCOME = Keys.of(DOC, "outcome", String.class, "");
+
+    static Graph reviewGraph(CheckpointStore store) {
+        return JavaGraph.builder("review", DOC)
+            .blockingNode("review", WorkflowActions.node(APPROVAL, store, OUTCOME, state -> state.get(DRAFT)))
+            .start("review")
+            .edge("review", Graph.END)
+            .build();
+    }
+    // --8<-- [end:java-review]
+
     private final Map<String, AtomicInteger> ran = new ConcurrentHashMap<>();
 
     private int count(String name) {
@@ -75,6 +130,18 @@ class WorkflowJavaTest {
         InMemoryCheckpointStore store = new InMemoryCheckpointStore();
         assertEquals("findings on the sky: causes; findings on the sky: effects", write(store));
         assertEquals("findings on the sky: causes; findings on the sky: effects", write(store));
+    }
+
+    @Test
+    void theCompositionExamplesRun() throws Exception {
+        assertEquals("published tides", publish(new InMemoryCheckpointStore()));
+        InMemoryCheckpointStore store = new InMemoryCheckpointStore();
+        TrellisRunner runner = Trellis.runner(
+            reviewGraph(store), JavaRunOptions.builder().checkpointing(new Checkpointing(store)).runId("review-1").build());
+        RunResult paused = runner.invokeAsync(Map.of("draft", " d ")).get(60, TimeUnit.SECONDS);
+        assertEquals("Publish 'd'? (yes/no)", paused.getInterrupts().get(0).getPayload());
+        RunResult done = runner.resumeAsync("review-1", "no").get(60, TimeUnit.SECONDS);
+        assertEquals("kept d", done.getState().get(OUTCOME));
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.trellis.functional
 
 import dev.trellis.checkpoint.InMemoryCheckpointStore
 import dev.trellis.functional.docs.approve
+import dev.trellis.functional.docs.publish
 import dev.trellis.functional.docs.reviewGraph
 import dev.trellis.functional.docs.summary
 import dev.trellis.functional.docs.watch
@@ -81,6 +82,10 @@ class DocSnippetsTest : FunSpec({
         done.status shouldBe Status.COMPLETED
         done.state[dev.trellis.functional.docs.Doc.outcome] shouldBe "kept d"
         done.shouldBeInstanceOf<dev.trellis.runtime.RunResult>()
+    }
+
+    test("a graph task that asks pauses the workflow, and the answer resumes it") {
+        publish(InMemoryCheckpointStore()) shouldBe "published tides"
     }
 })
 

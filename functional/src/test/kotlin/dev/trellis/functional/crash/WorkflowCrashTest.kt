@@ -2,6 +2,7 @@ package dev.trellis.functional.crash
 
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.checkpoint.InMemoryCheckpointStore
+import dev.trellis.testing.ChildJvm
 import dev.trellis.testing.TestPostgres
 import io.kotest.assertions.withClue
 import io.kotest.matchers.ints.shouldBeGreaterThan

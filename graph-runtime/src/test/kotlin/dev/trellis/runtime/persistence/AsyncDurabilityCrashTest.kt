@@ -5,6 +5,7 @@ import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.stateAt
+import dev.trellis.testing.ChildJvm
 import io.kotest.assertions.withClue
 import io.kotest.matchers.ints.shouldBeLessThanOrEqual
 import io.kotest.matchers.shouldBe

@@ -6,6 +6,7 @@ import dev.trellis.runtime.Status
 import dev.trellis.runtime.checkpoints
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.stateAt
+import dev.trellis.testing.ChildJvm
 import io.kotest.assertions.withClue
 import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.ints.shouldBeLessThanOrEqual

@@ -7,6 +7,7 @@ import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.invoke
 import dev.trellis.runtime.resume
+import dev.trellis.testing.ChildJvm
 import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
 import kotlinx.coroutines.runBlocking

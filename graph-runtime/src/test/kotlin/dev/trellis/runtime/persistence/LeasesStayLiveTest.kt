@@ -15,6 +15,7 @@ import dev.trellis.runtime.Checkpointing
 import dev.trellis.runtime.RunOptions
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.invoke
+import dev.trellis.testing.ChildJvm
 import dev.trellis.testing.TestClock
 import dev.trellis.testing.TestPostgres
 import io.kotest.assertions.withClue
