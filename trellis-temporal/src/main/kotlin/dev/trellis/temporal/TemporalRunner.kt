@@ -46,7 +46,8 @@ public class TemporalRunner @JvmOverloads constructor(
                 e,
             )
         }
-        return TemporalRun(id, graph, stub, liveEvents)
+        // Not bound to the first workflow execution: a run that continues as new goes on in later ones.
+        return TemporalRun(id, graph, client.newUntypedWorkflowStub(id), liveEvents)
     }
 
     /** The handle of the existing run [runId] of [graph] (started by any runner). */
