@@ -13,6 +13,7 @@ import dev.trellis.runtime.Status
 import dev.trellis.runtime.start
 import dev.trellis.temporal.LiveEvent
 import dev.trellis.temporal.TemporalOptions
+import dev.trellis.temporal.WorkflowTaskId
 import io.temporal.failure.ApplicationFailure
 import io.temporal.failure.CanceledFailure
 import io.temporal.workflow.QueryMethod
@@ -189,8 +190,11 @@ internal class GraphWorkflowImpl(
         val live = options.liveEvents ?: return
         // Published again when the workflow is replayed: the callers' streams drop the repeats by key.
         val key = keys!!.keyOf(numbered)
+        val info = Workflow.getInfo()
+        // The task that made it: the caller passes the event on once the history shows that task completed.
+        val task = WorkflowTaskId(info.runId, info.historyLength)
         try {
-            live.publish(LiveEvent(key, numbered))
+            live.publish(LiveEvent(key, numbered, task))
         } catch (e: Exception) {
             // The side channel must not fail the run; a lost event is not published again unless replayed.
         }
