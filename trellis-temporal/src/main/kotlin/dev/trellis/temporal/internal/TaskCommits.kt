@@ -1,12 +1,12 @@
 package dev.trellis.temporal.internal
 
 import dev.trellis.temporal.WorkflowTaskId
+import io.grpc.Status
+import io.grpc.StatusRuntimeException
 import io.temporal.api.common.v1.WorkflowExecution
 import io.temporal.api.enums.v1.EventType
 import io.temporal.api.history.v1.HistoryEvent
 import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest
-import io.grpc.Status
-import io.grpc.StatusRuntimeException
 import io.temporal.client.WorkflowClient
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.runInterruptible
