@@ -24,8 +24,10 @@ import kotlin.time.Duration.Companion.seconds
 
 /**
  * The caller's stream shows only events of committed progress (docs/temporal.md, "Events"): a workflow task that
- * fails after publishing events (here the deadlock detector fails it while a route holds the workflow thread) leaves
- * them on the side channel, and the stream drops them; the replay's events take their place, each once.
+ * fails after publishing events leaves them on the side channel, and the stream drops them; the replay's events take
+ * their place, each once. Here the task that first decides a route publishes its decision's events, then is held past
+ * the worker's deadlock timeout (in the side channel's `publish`, on the workflow thread), so Temporal fails it; the
+ * replay decides otherwise.
  */
 class CommittedEventsTest {
     object S : StateSchema("committed") {
@@ -40,15 +42,18 @@ class CommittedEventsTest {
         val left = node("left") { set(S.log, listOf("left")) }
         val right = node("right") { set(S.log, listOf("right")) }
         start(a)
-        a.route(left, right) {
-            if (firstDecision.getAndSet(false)) {
-                // Holds the workflow thread past the deadlock timeout: Temporal fails this workflow task.
-                Thread.sleep(2_000)
-                left
-            } else {
-                right
-            }
+        a.route(left, right) { if (firstDecision.getAndSet(false)) left else right }
+    }
+
+    /** Holds the workflow thread for two seconds once it published that `left` started. */
+    private class Stalling(val inner: InMemoryLiveEvents) : LiveEvents {
+        override fun publish(event: LiveEvent) {
+            inner.publish(event)
+            val published = event.event
+            if (published is RunEvent.NodeStarted && published.path == "left") Thread.sleep(2_000)
         }
+
+        override fun subscribe(runId: String) = inner.subscribe(runId)
     }
 
     private val live = InMemoryLiveEvents()
@@ -59,7 +64,7 @@ class CommittedEventsTest {
             "committed",
             WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(500).build(),
         )
-        TemporalWorkers.register(worker, listOf(fork), TemporalOptions(liveEvents = live))
+        TemporalWorkers.register(worker, listOf(fork), TemporalOptions(liveEvents = Stalling(live)))
         env.start()
     }
 
@@ -101,16 +106,15 @@ class CommittedEventsTest {
     }
 
     @Test
-    fun `the deadlock timeout of the worker is what fails the task`() {
-        // Guards the test above: a worker that allows the route its two seconds has no failed task.
-        firstDecision.set(true)
+    fun `without the deadlock timeout the first decision stands`() {
+        // Guards the test above: a worker that allows the stall its two seconds has no failed task.
         val patient = TestWorkflowEnvironment.newInstance()
         try {
             val worker = patient.newWorker(
                 "patient",
                 WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(Duration.ofMinutes(2).toMillis()).build(),
             )
-            TemporalWorkers.register(worker, listOf(fork))
+            TemporalWorkers.register(worker, listOf(fork), TemporalOptions(liveEvents = Stalling(InMemoryLiveEvents())))
             patient.start()
             val result = TemporalRunner(patient.workflowClient, "patient").start(fork, runId = "patient-1")
                 .awaitBlocking()
