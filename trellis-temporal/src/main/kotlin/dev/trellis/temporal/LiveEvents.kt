@@ -39,7 +39,8 @@ public class LiveEvent @JvmOverloads constructor(
     public val event: RunEvent,
     /**
      * The workflow task whose code made the event, or null for a payload an activity published: the caller's stream
-     * passes the event on only once the run's history shows that task completed (`docs/temporal.md`, "Events").
+     * passes the event on only once the workflow, asked between its tasks, lists that task as one of its completed
+     * ones (`docs/temporal.md`, "Events").
      */
     public val task: WorkflowTaskId? = null,
 ) {

@@ -24,6 +24,7 @@ import io.temporal.workflow.WorkflowInterface
 import io.temporal.workflow.WorkflowMethod
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
+import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonObject
@@ -44,6 +45,14 @@ internal interface GraphWorkflow {
     /** The run's progress: the last event of each node path, the number of events so far, pending interrupts. */
     @QueryMethod(name = "progress")
     fun progress(): String
+
+    /**
+     * The workflow tasks of this execution that made events, from the one whose `WorkflowTaskStarted` is event
+     * [since] on, and the started event id of the last task it ran, as JSON (`{"tasks":[5,11],"reached":17}`): the
+     * caller's stream passes an event on only once its task is listed (`TaskCommits`).
+     */
+    @QueryMethod(name = "tasks")
+    fun tasks(since: Long): String
 
     /** The pending interrupts as JSON: node path to payload. */
     @QueryMethod(name = "interrupts")
@@ -77,6 +86,9 @@ internal class GraphWorkflowImpl(
     private var resumed = false
     private var draining = false
     private var encoded: String? = null
+
+    /** The started event ids of this execution's workflow tasks that made events, ascending (the `tasks` query). */
+    private val eventTasks = ArrayList<Long>()
     private var interrupts: PendingInterrupts? = null
     private var keys: LiveKeys? = null
 
@@ -191,8 +203,9 @@ internal class GraphWorkflowImpl(
         // Published again when the workflow is replayed: the callers' streams drop the repeats by key.
         val key = keys!!.keyOf(numbered)
         val info = Workflow.getInfo()
-        // The task that made it: the caller passes the event on once the history shows that task completed.
+        // The task that made it: the caller passes the event on once the `tasks` query lists that task.
         val task = WorkflowTaskId(info.runId, info.historyLength)
+        if (eventTasks.lastOrNull() != task.startedEventId) eventTasks += task.startedEventId
         try {
             live.publish(LiveEvent(key, numbered, task))
         } catch (e: Exception) {
@@ -201,6 +214,16 @@ internal class GraphWorkflowImpl(
     }
 
     override fun result(): String? = encoded
+
+    override fun tasks(since: Long): String {
+        val from = eventTasks.binarySearch(since).let { if (it < 0) -it - 1 else it }
+        return JsonObject(
+            mapOf(
+                "tasks" to JsonArray(eventTasks.subList(from, eventTasks.size).map { JsonPrimitive(it) }),
+                "reached" to JsonPrimitive(Workflow.getInfo().historyLength),
+            ),
+        ).toString()
+    }
 
     override fun progress(): String = JsonObject(
         mapOf(

@@ -1,81 +1,63 @@
 package dev.trellis.temporal.internal
 
 import dev.trellis.temporal.WorkflowTaskId
-import io.grpc.Status
-import io.grpc.StatusRuntimeException
-import io.temporal.api.common.v1.WorkflowExecution
-import io.temporal.api.enums.v1.EventType
-import io.temporal.api.history.v1.HistoryEvent
-import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest
 import io.temporal.client.WorkflowClient
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.runInterruptible
-import java.util.concurrent.TimeUnit
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.long
+import java.util.Optional
 
 /**
- * Whether the workflow tasks of run [workflowId] completed, read from the history of each of its workflow executions
- * (`docs/temporal.md`, "Events"): the caller's stream passes an event of the workflow on only when the task that made
- * it completed, and drops it when the task failed or timed out (Temporal then discarded what the task did, and a
- * replay makes the run's true events again). One per stream; its histories are read as far as the stream needs,
- * long-polling for the events to come.
+ * Whether the workflow tasks of run [workflowId] that made events completed (`docs/temporal.md`, "Events"): the
+ * caller's stream passes an event of the workflow on only when the task that made it completed, and drops it when
+ * the task failed (Temporal then discarded what the task did, and a replay makes the run's true events again).
+ *
+ * It asks each workflow execution of the run with the Query `tasks` ([GraphWorkflow.tasks]): Temporal answers a
+ * query between workflow tasks, from the workflow's committed history, so a task the answer lists completed, and a
+ * task the answer has passed without listing it did not. One per stream.
  */
 internal class TaskCommits(private val client: WorkflowClient, private val workflowId: String) {
-    private class Execution(val runId: String) {
-        /** Started event id of each task whose end the history showed: true when it completed. */
-        val ends = HashMap<Long, Boolean>()
-        var token: com.google.protobuf.ByteString = com.google.protobuf.ByteString.EMPTY
-        var closed = false
+    private class Execution {
+        /** The started event ids of the tasks that made events, as far as the execution's answers went. */
+        val tasks = HashSet<Long>()
+
+        /** The started event id of the last task the answers had seen. */
+        var reached = 0L
     }
 
     private val executions = HashMap<String, Execution>()
 
-    /** Suspends until the history says whether [task] completed. */
+    /** Suspends until the run's workflow execution says whether [task] completed. */
     suspend fun completed(task: WorkflowTaskId): Boolean {
-        val execution = executions.getOrPut(task.executionRunId) { Execution(task.executionRunId) }
+        val execution = executions.getOrPut(task.executionRunId) { Execution() }
+        var pause = FIRST_PAUSE_MILLIS
         while (true) {
-            execution.ends[task.startedEventId]?.let { return it }
-            // A closed history names every task's end; a task it does not name was never recorded (not committed).
-            if (execution.closed) return false
-            readPage(execution)
+            if (task.startedEventId in execution.tasks) return true
+            if (execution.reached >= task.startedEventId) return false
+            ask(task, execution)
+            if (task.startedEventId in execution.tasks || execution.reached >= task.startedEventId) continue
+            // The task has not completed yet (it may still run): ask again shortly.
+            delay(pause)
+            pause = (pause * 2).coerceAtMost(LAST_PAUSE_MILLIS)
         }
     }
 
-    private suspend fun readPage(execution: Execution) {
-        val request = GetWorkflowExecutionHistoryRequest.newBuilder()
-            .setNamespace(client.options.namespace)
-            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId).setRunId(execution.runId))
-            .setWaitNewEvent(true)
-            .setNextPageToken(execution.token)
-            .build()
-        val response = try {
-            runInterruptible(Dispatchers.IO) {
-                client.workflowServiceStubs.blockingStub()
-                    .withDeadlineAfter(POLL_SECONDS, TimeUnit.SECONDS)
-                    .getWorkflowExecutionHistory(request)
-            }
-        } catch (e: StatusRuntimeException) {
-            if (e.status.code == Status.Code.DEADLINE_EXCEEDED) return // nothing new for a while: ask again
-            throw e
+    private suspend fun ask(task: WorkflowTaskId, execution: Execution) {
+        val stub = client.newUntypedWorkflowStub(workflowId, Optional.of(task.executionRunId), Optional.empty())
+        val answer = runInterruptible(Dispatchers.IO) {
+            stub.query("tasks", String::class.java, task.startedEventId)
         }
-        for (event in response.history.eventsList) note(execution, event)
-        execution.token = response.nextPageToken
-        if (response.nextPageToken.isEmpty) execution.closed = true
-    }
-
-    private fun note(execution: Execution, event: HistoryEvent) {
-        when (event.eventType) {
-            EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED ->
-                execution.ends[event.workflowTaskCompletedEventAttributes.startedEventId] = true
-            EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED ->
-                execution.ends[event.workflowTaskFailedEventAttributes.startedEventId] = false
-            EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT ->
-                execution.ends[event.workflowTaskTimedOutEventAttributes.startedEventId] = false
-            else -> {}
-        }
+        val json = Payloads.json.parseToJsonElement(answer).jsonObject
+        for (id in json.getValue("tasks").jsonArray) execution.tasks += id.jsonPrimitive.long
+        execution.reached = maxOf(execution.reached, json.getValue("reached").jsonPrimitive.long)
     }
 
     private companion object {
-        /** The longest one history request waits for new events; the stream then asks again. */
-        const val POLL_SECONDS = 30L
+        const val FIRST_PAUSE_MILLIS = 5L
+        const val LAST_PAUSE_MILLIS = 200L
     }
 }
