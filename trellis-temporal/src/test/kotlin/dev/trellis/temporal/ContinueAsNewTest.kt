@@ -11,7 +11,6 @@ import io.kotest.assertions.withClue
 import io.kotest.matchers.ints.shouldBeGreaterThanOrEqual
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
-import io.temporal.api.enums.v1.EventType
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
@@ -94,7 +93,6 @@ class ContinueAsNewTest {
             val previous = history.events.first().workflowExecutionStartedEventAttributes.continuedExecutionRunId
             if (previous.isEmpty()) return count
             history = client.fetchHistory(runId, previous)
-            history.lastEvent.eventType shouldBe EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
             count++
         }
     }
