@@ -7,12 +7,15 @@ import dev.trellis.checkpoint.CheckpointRef
 import dev.trellis.checkpoint.CheckpointStore
 import dev.trellis.checkpoint.RunOwnedException
 import dev.trellis.graph.Graph
+import dev.trellis.graph.InternalTrellisApi
 import dev.trellis.graph.State
 import dev.trellis.runtime.internal.CallNames
 import dev.trellis.runtime.internal.checkpoint.loadRecord
+import dev.trellis.runtime.internal.events.EventLog
 import dev.trellis.runtime.internal.scheduling.Engine
 import dev.trellis.runtime.internal.scheduling.engineEvents
 import dev.trellis.runtime.internal.scheduling.resultFor
+import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
@@ -167,6 +170,30 @@ public class CheckpointInfo internal constructor(private val record: CheckpointR
     public val forkedFrom: CheckpointRef? get() = record.forkedFrom
 
     override fun toString(): String = "CheckpointInfo($runId#$sequence, $status, full=$full)"
+}
+
+/**
+ * Runs that continue in segments elsewhere (trellis-temporal: a run continued as a new workflow execution resumes
+ * from the checkpoint its previous execution carried over). Not for users: resume a run with [resume].
+ */
+@InternalTrellisApi
+public object RemoteRuns {
+    /**
+     * Starts run [runId] of [graph] again from its latest checkpoint in `options.checkpointing.store`, as
+     * `Graph.start` starts a run: in [scope], with [onEvent] receiving every event of the resumed run (numbered from 0,
+     * its `RunStarted` first), and returns its handle.
+     */
+    @JvmStatic
+    public fun startResumed(
+        graph: Graph,
+        scope: CoroutineScope,
+        runId: String,
+        options: RunOptions,
+        onEvent: suspend (RunEvent) -> Unit,
+    ): RunHandle {
+        val log = EventLog()
+        return launchRun(scope, options, runId, log, { graph.resumeEngine(runId, options, emptyMap(), log) }, onEvent)
+    }
 }
 
 private suspend fun Graph.resumeEngine(

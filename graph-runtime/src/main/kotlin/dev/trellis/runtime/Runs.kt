@@ -69,7 +69,6 @@ public fun Graph.events(
  * val result = handle.await()     // status CANCELLED
  * ```
  */
-@OptIn(DelicateCoroutinesApi::class) // CoroutineStart.ATOMIC, see below
 @JvmSynthetic
 public fun Graph.start(
     scope: CoroutineScope,
@@ -79,13 +78,29 @@ public fun Graph.start(
 ): RunHandle {
     val checked = checkInput(input)
     val log = EventLog()
+    val engine = Engine(this, checked, options, log)
+    return launchRun(scope, options, engine.runId, log, { engine }, onEvent)
+}
+
+/**
+ * Launches in [scope] the run of id [runId] whose engine [engineOf] makes (with [log] as its event log), and returns
+ * its handle: [Graph.start], and `RemoteRuns.startResumed`.
+ */
+@OptIn(DelicateCoroutinesApi::class) // CoroutineStart.ATOMIC, see below
+internal inline fun launchRun(
+    scope: CoroutineScope,
+    options: RunOptions,
+    runId: String,
+    log: EventLog,
+    crossinline engineOf: suspend () -> Engine,
+    noinline onEvent: suspend (RunEvent) -> Unit,
+): RunHandle {
     val outcome = CompletableDeferred<RunResult>()
     val done = CompletableDeferred<RunResult>()
-    val engine = Engine(this, checked, options, log)
     // ATOMIC: the run reports its cancellation (and closes its event log) even when cancelled before it starts.
     val job = scope.launch(options.dispatcher ?: kotlin.coroutines.EmptyCoroutineContext, CoroutineStart.ATOMIC) {
         try {
-            outcome.complete(engine.execute { outcome.complete(it) })
+            outcome.complete(engineOf().execute { outcome.complete(it) })
         } catch (e: Throwable) {
             outcome.completeExceptionally(e)
             throw e
@@ -107,7 +122,7 @@ public fun Graph.start(
             throw e
         }
     }
-    return RunHandle(engine.runId, job, done)
+    return RunHandle(runId, job, done)
 }
 
 private fun Graph.checkInput(input: State): State {

@@ -8,11 +8,13 @@ import kotlinx.coroutines.flow.Flow
  * (`docs/temporal.md`, "Events"): the workflow publishes the run's events as its scheduler makes them, and each
  * node's activity publishes the payloads the node emits (tokens too) as it emits them. Delivery is at least once:
  * a workflow replayed on another worker publishes its events again, and a payload emitted live is published again
- * by the workflow when the activity completes. [TemporalRun.events] removes the repeats by [LiveEvent.key].
+ * by the workflow when the activity completes. [TemporalRun.events] removes the repeats by [LiveEvent.key], and
+ * passes an event of the workflow on once the workflow task that made it completed ([LiveEvent.task]).
  *
  * Give the same channel to the workers ([TemporalOptions.liveEvents]) and to the runner
- * (`TemporalRunner(client, taskQueue, liveEvents)`). [InMemoryLiveEvents] serves workers and callers in one JVM;
- * across JVMs, implement this interface over a message broker.
+ * (`TemporalRunner(client, taskQueue, liveEvents)`). [InMemoryLiveEvents] serves workers and callers in one JVM,
+ * the only case served so far: a channel across JVMs would have to rebuild [RunEvent]s, which only the runtime can
+ * (`docs/temporal.md`, "Not yet").
  */
 public interface LiveEvents {
     /** Worker side: hands over [event]. Called from workflow code: must neither block nor throw. */
@@ -25,14 +27,42 @@ public interface LiveEvents {
     public fun subscribe(runId: String): Flow<LiveEvent>
 }
 
-/** An event of a run on Temporal as the side channel carries it: the [event] and the [key] its repeats share. */
-public class LiveEvent(
+/**
+ * An event of a run on Temporal as the side channel carries it: the [event], the [key] its repeats share, and the
+ * workflow [task] that made it (null for a payload an activity published). A channel across processes carries all
+ * three.
+ */
+public class LiveEvent @JvmOverloads constructor(
     /** What identifies the event among its repeats. */
     public val key: EventKey,
     /** The event. */
     public val event: RunEvent,
+    /**
+     * The workflow task whose code made the event, or null for a payload an activity published: the caller's stream
+     * passes the event on only once the workflow, asked between its tasks, lists that task as one of its completed
+     * ones (`docs/temporal.md`, "Events").
+     */
+    public val task: WorkflowTaskId? = null,
 ) {
-    override fun toString(): String = "LiveEvent($key, $event)"
+    override fun toString(): String = "LiveEvent($key, $event${task?.let { ", $it" } ?: ""})"
+}
+
+/**
+ * A workflow task of a run on Temporal: the workflow execution ([executionRunId], Temporal's run id, one per
+ * continue-as-new segment) and the id of the task's `WorkflowTaskStarted` event in that execution's history.
+ */
+public class WorkflowTaskId(
+    /** Temporal's run id of the workflow execution (not the Trellis run id, which is the workflow id). */
+    public val executionRunId: String,
+    /** The event id of the task's `WorkflowTaskStarted` in the execution's history. */
+    public val startedEventId: Long,
+) {
+    override fun equals(other: Any?): Boolean =
+        other is WorkflowTaskId && other.executionRunId == executionRunId && other.startedEventId == startedEventId
+
+    override fun hashCode(): Int = executionRunId.hashCode() * 31 + startedEventId.hashCode()
+
+    override fun toString(): String = "$executionRunId@$startedEventId"
 }
 
 /**

@@ -23,6 +23,12 @@ public class TemporalOptions @JvmOverloads constructor(
      * beyond it (a map of many tasks) wait, in order, for a running one to end.
      */
     public val maxPendingActivities: Int = 1000,
+    /**
+     * The history length (events) at which a run continues as new: it lets its running nodes finish, starts no other,
+     * and goes on in a new workflow execution of the same workflow id from where it was (`docs/temporal.md`,
+     * "Continue-as-new"). A run also continues as new when Temporal suggests it. Below Temporal's limit of 51,200.
+     */
+    public val continueAsNewAfterEvents: Int = 10_000,
 ) {
     init {
         require(maxValueBytes > 0) { "maxValueBytes must be positive, but was $maxValueBytes." }
@@ -31,9 +37,27 @@ public class TemporalOptions @JvmOverloads constructor(
             "maxPendingActivities must be between 1 and 2000 (Temporal's limit per workflow), but was " +
                 "$maxPendingActivities."
         }
+        require(continueAsNewAfterEvents in 1..MAX_HISTORY_EVENTS) {
+            "continueAsNewAfterEvents must be between 1 and $MAX_HISTORY_EVENTS (well below Temporal's limit of " +
+                "51,200 events per workflow execution), but was $continueAsNewAfterEvents."
+        }
     }
 
     /** These options, publishing the runs' events on [events] (for Java callers; Kotlin names the argument). */
     public fun withLiveEvents(events: LiveEvents): TemporalOptions =
-        TemporalOptions(maxValueBytes, activityTimeout, activityTimeoutMargin, events, maxPendingActivities)
+        TemporalOptions(
+            maxValueBytes,
+            activityTimeout,
+            activityTimeoutMargin,
+            events,
+            maxPendingActivities,
+            continueAsNewAfterEvents,
+        )
+
+    /** These options, continuing runs as new at [events] history events (for Java callers). */
+    public fun withContinueAsNewAfterEvents(events: Int): TemporalOptions =
+        TemporalOptions(maxValueBytes, activityTimeout, activityTimeoutMargin, liveEvents, maxPendingActivities, events)
 }
+
+/** The most `continueAsNewAfterEvents` may be: room below Temporal's 51,200 for the nodes a draining run finishes. */
+private const val MAX_HISTORY_EVENTS = 40_000

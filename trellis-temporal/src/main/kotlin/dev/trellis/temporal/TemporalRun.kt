@@ -4,6 +4,8 @@ import dev.trellis.graph.Graph
 import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.Status
 import dev.trellis.temporal.internal.Payloads
+import dev.trellis.temporal.internal.TaskCommits
+import io.temporal.client.WorkflowClient
 import io.temporal.client.WorkflowFailedException
 import io.temporal.client.WorkflowNotFoundException
 import io.temporal.client.WorkflowStub
@@ -36,6 +38,7 @@ public class TemporalRun internal constructor(
     private val graph: Graph,
     private val stub: WorkflowStub,
     private val liveEvents: LiveEvents?,
+    private val client: WorkflowClient,
 ) {
     /** Waits (blocking) for the run's result. */
     public fun awaitBlocking(): TemporalRunResult = try {
@@ -123,8 +126,12 @@ public class TemporalRun internal constructor(
         )
         return flow {
             val seen = HashSet<EventKey>()
+            val commits = TaskCommits(client, runId)
             val events = live.subscribe(runId).transformWhile { published ->
-                val fresh = seen.add(published.key)
+                // An event of a workflow task that failed is not the run's: Temporal discarded that task's work.
+                val task = published.task
+                val committed = task == null || published.key in seen || commits.completed(task)
+                val fresh = committed && seen.add(published.key)
                 if (fresh) emit(published.event)
                 !(fresh && published.event.isTerminal)
             }

@@ -46,12 +46,13 @@ public class TemporalRunner @JvmOverloads constructor(
                 e,
             )
         }
-        return TemporalRun(id, graph, stub, liveEvents)
+        // Not bound to the first workflow execution: a run that continues as new goes on in later ones.
+        return TemporalRun(id, graph, client.newUntypedWorkflowStub(id), liveEvents, client)
     }
 
     /** The handle of the existing run [runId] of [graph] (started by any runner). */
     public fun attach(graph: Graph, runId: String): TemporalRun =
-        TemporalRun(runId, graph, client.newUntypedWorkflowStub(runId), liveEvents)
+        TemporalRun(runId, graph, client.newUntypedWorkflowStub(runId), liveEvents, client)
 
     /** Starts a run of [graph] and suspends until its result. */
     public suspend fun invoke(

@@ -89,4 +89,21 @@ class JavaTemporalDocsTest {
             assertEquals("yes", run.awaitBlocking().getState().get(decision));
         }
     }
+
+    @Test
+    void continueAsNewThreshold() throws Exception {
+        Graph research = JavaGraph.builder("research", schema)
+            .node("search", ctx -> ctx.set(answer, "on " + ctx.get(question)))
+            .start("search")
+            .build();
+        try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+            Worker worker = env.newWorker("research");
+            TemporalWorkers.register(worker, List.of(research), new TemporalOptions().withContinueAsNewAfterEvents(5_000));
+            env.start();
+            State input = schema.initialState().with(question, "Why is the sky blue?");
+            TemporalRunResult result = new TemporalRunner(env.getWorkflowClient(), "research")
+                .start(research, input, "segments-42").awaitBlocking();
+            assertEquals("on Why is the sky blue?", result.getState().get(answer));
+        }
+    }
 }

@@ -93,4 +93,16 @@ class TemporalDocsTest {
             result.state[Research.notes] shouldBe "v2 notes on Why is the sky blue?"
         }
     }
+
+    @Test
+    fun `the continue-as-new snippet sets the history threshold`() {
+        TestWorkflowEnvironment.newInstance().use { env ->
+            val worker = env.newWorker("research")
+            TemporalWorkers.register(worker, listOf(research), TemporalOptions(continueAsNewAfterEvents = 5_000))
+            env.start()
+            val input = stateOf(Research.question to "Why is the sky blue?")
+            val result = TemporalRunner(env.workflowClient, "research").start(research, input).awaitBlocking()
+            result.state[Research.notes] shouldBe "notes on Why is the sky blue?"
+        }
+    }
 }

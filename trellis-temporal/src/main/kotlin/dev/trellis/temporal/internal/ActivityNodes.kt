@@ -41,11 +41,20 @@ internal class ActivityNodes(
     private val options: TemporalOptions,
     private val interrupts: PendingInterrupts,
     private val keys: LiveKeys,
+    /** Told when the last running subgraph or map node ended: the moment a run may drain to continue as new. */
+    private val compositesEnded: () -> Unit,
 ) : NodeInterceptor {
     private val stubs = HashMap<String, ActivityStub>()
 
     /** Bounds the run's pending activities below Temporal's limit (2,000 per workflow): the others wait their turn. */
     private val slots = Semaphore(options.maxPendingActivities)
+
+    /**
+     * How many subgraph and map nodes run now, their child runs in the workflow: a run continues as new only when none
+     * does (`Segments.kt`), so that no child run is cut in two.
+     */
+    var compositesRunning: Int = 0
+        private set
 
     /** The tasks of map nodes with a body run as activities too ([NodeChain.task] ≥ 0). */
     override val wrapsMapTasks: Boolean get() = true
@@ -56,7 +65,14 @@ internal class ActivityNodes(
         val composite = node.composite
         // Subgraph nodes, map nodes' own executions and subgraph tasks run in the workflow; their nodes come back here.
         val bodyTask = composite is Composite.Map && composite.body != null && chain.task >= 0
-        if (composite != null && !bodyTask) return chain.proceed()
+        if (composite != null && !bodyTask) {
+            compositesRunning++
+            try {
+                return chain.proceed()
+            } finally {
+                if (--compositesRunning == 0) compositesEnded()
+            }
+        }
         val item = if (bodyTask) itemOf(composite as Composite.Map, chain) else null
         val state = Payloads.encodeState(chain.state, node.slice?.reads)
         val schema = chain.state.schema

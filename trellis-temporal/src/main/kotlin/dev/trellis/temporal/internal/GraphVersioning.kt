@@ -33,4 +33,18 @@ internal object GraphVersioning {
         }
         return version
     }
+
+    /**
+     * The version [version] a run continued as new carries on with (its first segment recorded it), checked against
+     * [versions].
+     *
+     * @throws IllegalStateException (failing the workflow task) when this worker does not have it.
+     */
+    fun carried(graphId: String, versions: TreeMap<Int, Graph>, version: Int): Int {
+        check(version in versions) {
+            "Run ${Workflow.getInfo().workflowId} runs version $version of graph '$graphId', which this worker does " +
+                "not have (it has ${versions.keys}); register that version (GraphVersions) until its runs end."
+        }
+        return version
+    }
 }

@@ -14,13 +14,14 @@ internal object RunCodec {
         mapOf("graph" to JsonPrimitive(graph.id), "input" to Payloads.encodeState(input, null)),
     ).toString()
 
-    fun encodeResult(result: RunResult): JsonObject {
-        val nodes = result.nodes.mapValues { (_, node) ->
+    /** [result] as the caller reads it; [attemptsBefore] are the attempts of earlier segments, by node id. */
+    fun encodeResult(result: RunResult, attemptsBefore: Map<String, Int> = emptyMap()): JsonObject {
+        val nodes = result.nodes.mapValues { (id, node) ->
             JsonObject(
                 mapOf(
                     "status" to JsonPrimitive(node.status.name),
                     "executions" to JsonPrimitive(node.executions),
-                    "attempts" to JsonPrimitive(node.attempts),
+                    "attempts" to JsonPrimitive(node.attempts + (attemptsBefore[id] ?: 0)),
                 ),
             )
         }
