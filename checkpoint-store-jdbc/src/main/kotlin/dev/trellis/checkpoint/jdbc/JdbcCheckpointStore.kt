@@ -214,12 +214,6 @@ public class JdbcCheckpointStore(
         insert(c, record)
     }
 
-    /** Whether [record] continues the latest checkpoint or starts afresh, as [advanceLatest] can check. */
-    private fun continuesLatest(record: CheckpointRecord): Boolean {
-        val parent = record.parentSequence
-        return parent == null || parent == record.sequence - 1
-    }
-
     /**
      * Moves the run's latest checkpoint to [record] if [lease] holds the run (its epoch and owner), [record] is the
      * next sequence and its parent is the latest checkpoint or none; `false`, changing nothing, otherwise. A record
@@ -262,7 +256,7 @@ public class JdbcCheckpointStore(
     override suspend fun get(runId: String, sequence: Long): CheckpointRecord? {
         StoreRules.requireRunId(runId)
         return read("read checkpoint $sequence of", runId) { c ->
-            selectRecords(c, "WHERE run_id = ? AND sequence = ?") {
+            selectRecords(c, checkpoints, engine.description, "WHERE run_id = ? AND sequence = ?") {
                 it.setString(1, runId)
                 it.setLong(2, sequence)
             }.firstOrNull()
@@ -274,7 +268,7 @@ public class JdbcCheckpointStore(
         return read("read the history of", runId) { c ->
             c.prepareStatement("SELECT $RECORD_COLUMNS FROM $checkpoints WHERE run_id = ? ORDER BY sequence").use {
                 it.setString(1, runId)
-                it.executeQuery().use(::readableRecords)
+                it.executeQuery().use { rs -> readableRecords(rs, engine.description) }
             }
         }
     }
@@ -396,28 +390,7 @@ public class JdbcCheckpointStore(
         }
     }
 
-    private fun selectRecords(
-        c: Connection,
-        where: String,
-        bind: (java.sql.PreparedStatement) -> Unit,
-    ): List<CheckpointRecord> =
-        c.prepareStatement("SELECT $RECORD_COLUMNS FROM $checkpoints $where").use { statement ->
-            bind(statement)
-            statement.executeQuery().use { rs -> buildList { while (rs.next()) add(record(rs)) } }
-        }
-
     private fun record(rs: ResultSet): CheckpointRecord = checkpointRecord(rs, engine.description)
-
-    /** The records of [rs], leaving out rows that cannot be decoded. */
-    private fun readableRecords(rs: ResultSet): List<CheckpointRecord> = buildList {
-        while (rs.next()) {
-            try {
-                add(record(rs))
-            } catch (_: UnreadableCheckpointException) {
-                // Listed as missing: get() of that sequence names the problem.
-            }
-        }
-    }
 
     override fun toString(): String = "JdbcCheckpointStore(${engine.description})"
 }

@@ -6,6 +6,7 @@ import dev.trellis.checkpoint.Lease
 import dev.trellis.checkpoint.UnreadableCheckpointException
 import dev.trellis.checkpoint.internal.RunRow
 import dev.trellis.checkpoint.internal.StoreRules
+import java.sql.Connection
 import java.sql.PreparedStatement
 import java.sql.ResultSet
 import java.sql.SQLException
@@ -158,5 +159,34 @@ internal fun checkpointRecord(rs: ResultSet, database: String): CheckpointRecord
                 "changed outside Trellis; restore it from a backup, or delete the run, or prune past it.",
             e,
         )
+    }
+}
+
+/** Whether [record] continues the latest checkpoint or starts afresh: what the update of the run row alone checks. */
+internal fun continuesLatest(record: CheckpointRecord): Boolean {
+    val parent = record.parentSequence
+    return parent == null || parent == record.sequence - 1
+}
+
+/** The records of table [checkpoints] selected by [where] (its parameters set by [bind]), of a store [description]. */
+internal fun selectRecords(
+    c: Connection,
+    checkpoints: String,
+    description: String,
+    where: String,
+    bind: (PreparedStatement) -> Unit,
+): List<CheckpointRecord> = c.prepareStatement("SELECT $RECORD_COLUMNS FROM $checkpoints $where").use { statement ->
+    bind(statement)
+    statement.executeQuery().use { rs -> buildList { while (rs.next()) add(checkpointRecord(rs, description)) } }
+}
+
+/** The records of [rs], leaving out rows that cannot be decoded (listed as missing: `get` of one names the problem). */
+internal fun readableRecords(rs: ResultSet, description: String): List<CheckpointRecord> = buildList {
+    while (rs.next()) {
+        try {
+            add(checkpointRecord(rs, description))
+        } catch (_: UnreadableCheckpointException) {
+            // left out
+        }
     }
 }
