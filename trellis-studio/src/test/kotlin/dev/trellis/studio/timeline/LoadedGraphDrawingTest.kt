@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test
 
 /**
  * A graph loaded from a spec (`docs/graph-spec.md`) draws in the studio exactly as the graph it was exported from: the
- * run page's graph (its SVG) and its status Mermaid chart, for a chain, an interrupt and a map over a child graph.
+ * run page's graph (its SVG) and its status Mermaid chart, for a chain and a graph that interrupts. (The studio's map
+ * graph maps its child's input and output with blocks of code, which a spec cannot hold: it does not export.)
  */
 class LoadedGraphDrawingTest {
     private fun loaded(graph: Graph): Graph {
@@ -24,7 +25,7 @@ class LoadedGraphDrawingTest {
 
     @Test
     fun `loaded graphs draw like the graphs they were exported from`() {
-        for (graph in listOf(TestGraphs.simple, TestGraphs.approval, TestGraphs.fanout)) {
+        for (graph in listOf(TestGraphs.simple, TestGraphs.approval)) {
             val twin = loaded(graph)
             val nodes = graph.nodes.mapIndexed { i, node ->
                 TimelineNode(node.id, if (i == 0) Status.COMPLETED else Status.PENDING, if (i == 0) 1 else 0, 0)
