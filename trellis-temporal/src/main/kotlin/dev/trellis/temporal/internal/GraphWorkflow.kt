@@ -119,11 +119,12 @@ internal class GraphWorkflowImpl(
         val store = SegmentStore(runId)
         carried?.let { store.seed(it.checkpoint) }
         val control = RunControl()
+        val segmented = segmented()
         lateinit var nodes: ActivityNodes
         // Continue-as-new: a run drains when its history is full and no subgraph or map node runs (Segments.kt),
         // looked at before the workflow waits and when the last such node ends (before the engine starts the next).
         val drainIfFull = {
-            if (!draining && nodes.compositesRunning == 0 && historyFull(options)) {
+            if (segmented && !draining && nodes.compositesRunning == 0 && historyFull(options)) {
                 draining = true
                 control.drain()
             }
@@ -135,7 +136,9 @@ internal class GraphWorkflowImpl(
             clock = WorkflowClock,
             timeSource = WorkflowTimeSource,
             random = Workflow.newRandom().asKotlinRandom(),
-            checkpointing = segmentCheckpointing(store),
+            // Runs begun before continue-as-new existed saved no checkpoints (their replay must issue the same
+            // commands: a checkpointed run in workflow time also keeps its lease alive with a timer).
+            checkpointing = if (segmented) segmentCheckpointing(store) else null,
             control = control,
             interceptors = listOf(nodes),
         )
@@ -175,6 +178,13 @@ internal class GraphWorkflowImpl(
         // A cancelled workflow closes CANCELED whatever it returns: the result query still answers.
         return RunCodec.encodeResult(result, attemptsBefore).toString().also { encoded = it }
     }
+
+    /**
+     * Whether this run may continue as new (it checkpoints into its segment store): true for runs begun by a worker
+     * that knows continue-as-new, false when replaying a history recorded before (Temporal's patching).
+     */
+    private fun segmented(): Boolean =
+        Workflow.getVersion(SEGMENTS_CHANGE, Workflow.DEFAULT_VERSION, 1) == 1
 
     /** Runs the run's continuations until [done]; [beforeWait] looks at the run each time it is about to wait. */
     private inline fun drive(dispatcher: WorkflowDispatcher, done: () -> Boolean, beforeWait: () -> Unit) {
@@ -254,3 +264,6 @@ internal class GraphWorkflowImpl(
         pending.validate(interruptId)
     }
 }
+
+/** The change id of continue-as-new for Temporal's patching: histories recorded before it replay without it. */
+private const val SEGMENTS_CHANGE = "trellis-continue-as-new"

@@ -87,7 +87,11 @@ internal class RunLease(private val runId: String, private val config: Checkpoin
      * run's own context (its scheduler's delays); a run in real time is renewed by [LeaseRenewal].
      */
     suspend fun keepAlive() {
-        var wait = held.get()?.let { renewalInterval(it) } ?: return
+        val lease = held.get() ?: return
+        // A lease granted until the far future (a store in a Temporal workflow's memory grants one) needs no renewal:
+        // no timer then, which in a workflow would be a command of its history.
+        if (Duration.between(Instant.now(clock), lease.expiresAt).toDays() >= NEVER_LAPSES_DAYS) return
+        var wait = renewalInterval(lease)
         while (true) {
             delay(wait / 1_000_000)
             wait = renewAndPlan()
@@ -138,6 +142,9 @@ internal class RunLease(private val runId: String, private val config: Checkpoin
         return maxOf(left.toNanos() / 2, MIN_RENEWAL_NANOS)
     }
 }
+
+/** A lease granted for this many days or more never lapses in practice, and is not renewed: 100 years. */
+private const val NEVER_LAPSES_DAYS = 36_500L
 
 /** How often, at most, a claim waiting for another owner's lease to lapse tries again: every 50 ms. */
 private const val MIN_CLAIM_RETRY_MILLIS = 50L
