@@ -33,17 +33,6 @@ class AsyncDurabilityCrashTest {
         const val KILL_AFTER = 12
     }
 
-    private data class Line(val event: String, val node: String, val pid: Long)
-
-    private fun lines(side: Path): List<Line> = if (!Files.exists(side)) {
-        emptyList()
-    } else {
-        Files.readAllLines(side).filter { it.isNotBlank() }.map { line ->
-            val (event, node, pid) = line.trim().split(" ")
-            Line(event, node, pid.toLong())
-        }
-    }
-
     private fun child(vararg args: String, out: Path): Process =
         ChildJvm.start(CrashChild::class.java, args.toList(), out.toFile(), listOf("-Dtrellis.crash.async=true"))
 
@@ -60,7 +49,7 @@ class AsyncDurabilityCrashTest {
             val first = child("run", db.toString(), side.toString(), out = firstOut)
             try {
                 val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40)
-                while (lines(side).count { it.event == "done" } < KILL_AFTER) {
+                while (SideLog.read(side).count { it.event == "done" } < KILL_AFTER) {
                     check(
                         first.isAlive,
                     ) { "The first child ended before it could be killed: ${ChildJvm.output(firstOut.toFile())}" }
@@ -74,7 +63,7 @@ class AsyncDurabilityCrashTest {
                 withClue("the first child must die") { first.waitFor(15, TimeUnit.SECONDS) shouldBe true }
             }
             withClue("killed, not exited: ${ChildJvm.output(firstOut.toFile())}") { first.exitValue() shouldBe 137 }
-            val doneBeforeKill = lines(side).filter { it.event == "done" }.map { it.node }.toSet()
+            val doneBeforeKill = SideLog.read(side).filter { it.event == "done" }.map { it.node }.toSet()
 
             val graph = CrashGraph.build(stepMillis = 1) {}
             val checkpointed = SqliteCheckpointStore(db).use { store ->
@@ -118,7 +107,7 @@ class AsyncDurabilityCrashTest {
                 history.map { it.sequence } shouldBe (1L..history.size).toList()
                 history.last().status shouldBe "COMPLETED"
             }
-            val all = lines(side)
+            val all = SideLog.read(side)
             for (id in CrashGraph.nodeIds) {
                 val startsAfter = all.count { it.event == "start" && it.node == id && it.pid == second.pid() }
                 val doneAfter = all.count { it.event == "done" && it.node == id && it.pid == second.pid() }

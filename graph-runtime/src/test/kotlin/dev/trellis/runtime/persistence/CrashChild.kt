@@ -106,6 +106,21 @@ class SideLog(path: Path) : AutoCloseable {
     }
 
     override fun close() = channel.close()
+
+    /** A logged line: what happened ("start", "done"), to which node, in which process. */
+    data class Line(val event: String, val node: String, val pid: Long)
+
+    companion object {
+        /** The lines logged to [path] so far, by every process; none when nothing was logged yet. */
+        fun read(path: Path): List<Line> = if (!Files.exists(path)) {
+            emptyList()
+        } else {
+            Files.readAllLines(path).filter { it.isNotBlank() }.map { line ->
+                val (event, node, pid) = line.trim().split(" ")
+                Line(event, node, pid.toLong())
+            }
+        }
+    }
 }
 
 /**

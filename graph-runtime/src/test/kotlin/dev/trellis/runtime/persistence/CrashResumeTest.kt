@@ -29,17 +29,6 @@ class CrashResumeTest {
     @TempDir
     lateinit var dir: Path
 
-    private data class Line(val event: String, val node: String, val pid: Long)
-
-    private fun lines(side: Path): List<Line> = if (!Files.exists(side)) {
-        emptyList()
-    } else {
-        Files.readAllLines(side).filter { it.isNotBlank() }.map { line ->
-            val (event, node, pid) = line.trim().split(" ")
-            Line(event, node, pid.toLong())
-        }
-    }
-
     private fun child(vararg args: String, out: File): Process = ChildJvm.start(
         CrashChild::class.java,
         args.toList(),
@@ -62,7 +51,7 @@ class CrashResumeTest {
         val first = child("run", db.toString(), side.toString(), out = firstOut)
         try {
             val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40)
-            while (lines(side).count { it.event == "done" } < 6) {
+            while (SideLog.read(side).count { it.event == "done" } < 6) {
                 check(first.isAlive) {
                     "The first child ended before it could be killed (exit ${first.exitValue()}): ${output(firstOut)}"
                 }
@@ -77,7 +66,7 @@ class CrashResumeTest {
         }
         withClue("killed, not exited normally: ${output(firstOut)}") { first.exitValue() shouldBe 137 }
         val firstPid = first.pid()
-        val beforeKill = lines(side)
+        val beforeKill = SideLog.read(side)
 
         // What the store holds from the killed process: the nodes whose completion was checkpointed.
         val graph = CrashGraph.build(stepMillis = 1) {}
@@ -105,7 +94,7 @@ class CrashResumeTest {
         }
         withClue("the second child failed: ${output(secondOut)}") { second.exitValue() shouldBe 0 }
         val secondPid = second.pid()
-        val all = lines(side)
+        val all = SideLog.read(side)
 
         // 3. The reference: the same graph run in-process, uninterrupted, without a store.
         val reference = graph.invoke()

@@ -19,7 +19,7 @@ import kotlinx.coroutines.launch
  * stops the writing — the checkpoints after it are dropped, so the stored ones are always a prefix of the run's — and
  * its error is thrown by the next [submit] or [flush]. Used by the run's saver only (the [Checkpointer], serialized).
  */
-internal class BehindWriter(private val store: CheckpointStore, private val lease: () -> Lease?) {
+internal class BehindWriter(private val store: CheckpointStore, private val lease: () -> Lease) {
     private class Write(val record: CheckpointRecord) {
         val stored = CompletableDeferred<Unit>()
     }
@@ -60,10 +60,7 @@ internal class BehindWriter(private val store: CheckpointStore, private val leas
         for (write in queue) {
             if (failure == null) {
                 try {
-                    val held = lease() ?: throw IllegalStateException(
-                        "Run '${write.record.runId}' has no lease; it cannot save checkpoints.",
-                    )
-                    store.append(held, write.record)
+                    store.append(lease(), write.record)
                 } catch (e: Throwable) {
                     failure = e
                 }

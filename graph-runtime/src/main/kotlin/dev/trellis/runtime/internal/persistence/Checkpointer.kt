@@ -3,6 +3,7 @@ package dev.trellis.runtime.internal.persistence
 import dev.trellis.checkpoint.CheckpointRecord
 import dev.trellis.checkpoint.CheckpointRef
 import dev.trellis.checkpoint.FencedOutException
+import dev.trellis.checkpoint.Lease
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
 import dev.trellis.runtime.Checkpointing
@@ -165,9 +166,7 @@ internal class Checkpointer(
             }
             behind.flush()
         }
-        val held = lease?.current
-            ?: throw IllegalStateException("Run '$runId' has no lease; it cannot save checkpoints.")
-        config.store.append(held, record)
+        config.store.append(heldLease(), record)
         sequence = record.sequence
     }
 
@@ -176,11 +175,15 @@ internal class Checkpointer(
      * each is waited for, and for a child run (its parent's decides).
      */
     private val behindWriter: BehindWriter? =
-        if (upstream == null && config.durability == Checkpointing.Durability.ASYNC && everyStepMode(config)) {
-            BehindWriter(config.store) { lease?.current }
+        if (upstream == null && config.durability == Checkpointing.Durability.ASYNC && everyStep) {
+            BehindWriter(config.store, ::heldLease)
         } else {
             null
         }
+
+    /** The lease the run writes with; a run that holds none cannot save. */
+    private fun heldLease(): Lease =
+        lease?.current ?: throw IllegalStateException("Run '$runId' has no lease; it cannot save checkpoints.")
 
     /** The run's next record. Not a suspend function: its boxed parent sequence is then a cached `Long`. */
     private fun record(payload: String, full: Boolean, status: String, createdAt: Instant) = CheckpointRecord(
@@ -362,9 +365,6 @@ internal class Checkpointer(
         }
     }
 }
-
-/** Whether [config] saves every step (a function: [Checkpointer.everyStep] is declared after the writer). */
-private fun everyStepMode(config: Checkpointing): Boolean = config.mode == Checkpointing.Mode.EVERY_STEP
 
 /** The capacity the payload buffer starts with: a chain step's delta is about 450 chars. */
 private const val INITIAL_BUFFER = 1_024

@@ -38,7 +38,7 @@ internal class RunLease(private val runId: String, private val config: Checkpoin
     suspend fun claim(timedRenewal: Boolean) {
         val claimed = claimWaiting()
         held.set(claimed)
-        if (timedRenewal) {
+        if (timedRenewal && !neverLapses(claimed)) {
             val interval = renewalInterval(claimed)
             renewalDue = System.nanoTime() + interval
             LeaseRenewal.hold(this, interval)
@@ -88,9 +88,7 @@ internal class RunLease(private val runId: String, private val config: Checkpoin
      */
     suspend fun keepAlive() {
         val lease = held.get() ?: return
-        // A lease granted until the far future (a store in a Temporal workflow's memory grants one) needs no renewal:
-        // no timer then, which in a workflow would be a command of its history.
-        if (Duration.between(Instant.now(clock), lease.expiresAt).toDays() >= NEVER_LAPSES_DAYS) return
+        if (neverLapses(lease)) return
         var wait = renewalInterval(lease)
         while (true) {
             delay(wait / 1_000_000)
@@ -98,6 +96,13 @@ internal class RunLease(private val runId: String, private val config: Checkpoin
             if (wait < 0) return
         }
     }
+
+    /**
+     * Whether [lease] is granted until the far future (as the store in a Temporal workflow's memory grants): it is
+     * then never renewed — in a workflow, a renewal's timer would be a command of its history.
+     */
+    private fun neverLapses(lease: Lease): Boolean =
+        Duration.between(Instant.now(clock), lease.expiresAt).toDays() >= NEVER_LAPSES_DAYS
 
     /** One renewal for [LeaseRenewal], which is told when the next one is due (unless the renewals ended). */
     suspend fun renewOnce() {
