@@ -1,11 +1,9 @@
 package dev.trellis.javaapi.internal
 
-import java.util.concurrent.TimeUnit
-
 /**
  * A clock read for the price of a volatile field, for the blocked-thread check of every Java `node` (two readings per
- * execution). `System.nanoTime()` costs 25 ns on a machine with a TSC clock source, but 150 to 250 ns on the
- * `kvm-clock` of many cloud VMs, which made a Java chain half again as slow as the Kotlin one.
+ * execution). `System.nanoTime()` cost 175 to 245 ns a call on the `kvm-clock` VMs this project is measured on, which
+ * made a Java chain half again as slow as the Kotlin one (bench/HISTORY.md).
  *
  * A daemon thread, started by the first reading, stores `System.nanoTime()` every [TICK_MILLIS]: readings lag the
  * true time by up to a tick (more while the machine is saturated), so differences are exact to about a tick — enough
@@ -34,7 +32,4 @@ internal object CoarseClock {
 
     /** The time in nanoseconds, as `System.nanoTime()` gave it at the latest tick. */
     fun nanos(): Long = now
-
-    /** The tick in nanoseconds. */
-    val tickNanos: Long = TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS)
 }
