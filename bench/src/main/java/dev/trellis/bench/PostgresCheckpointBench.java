@@ -1,0 +1,114 @@
+package dev.trellis.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.trellis.checkpoint.postgres.PostgresCheckpointStore;
+import dev.trellis.graph.Graph;
+import dev.trellis.graph.State;
+import dev.trellis.runtime.Checkpointing;
+import dev.trellis.runtime.RunOptions;
+import dev.trellis.runtime.RunResult;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Checkpointing on PostgreSQL: one run at a time of the chain of 100, checkpointing every step into a
+ * {@code PostgresCheckpointStore} (over a pool of two connections) with {@code Durability.SYNC} (every append committed
+ * before the next node) and {@code ASYNC} (appends written behind the run), beside the same chain without
+ * checkpoints. (checkpointed − plain) / 100 is what a checkpoint adds per step.
+ *
+ * <p>Needs a PostgreSQL server: {@code TRELLIS_BENCH_POSTGRES_URL} (a JDBC URL; by default
+ * {@code jdbc:postgresql://127.0.0.1:5432/test?user=postgres}). Each fork writes into a schema of its own, dropped at
+ * the end. The server's commit cost bounds the SYNC figure from below: compare with {@code pg_test_fsync} on the
+ * server's disk.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(value = 2, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Warmup(iterations = 5, time = 2)
+@Measurement(iterations = 5, time = 2)
+@org.openjdk.jmh.annotations.State(Scope.Benchmark)
+public class PostgresCheckpointBench {
+    /** The environment variable naming the server's JDBC URL. */
+    public static final String URL_VARIABLE = "TRELLIS_BENCH_POSTGRES_URL";
+
+    private Graph chain;
+    private State input;
+    private HikariDataSource pool;
+    private String schema;
+    private Checkpointing sync;
+    private Checkpointing async;
+    private long counter;
+
+    @Setup
+    public void setUp() {
+        String url = System.getenv(URL_VARIABLE);
+        if (url == null) url = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(2);
+        config.setMinimumIdle(2);
+        config.setPoolName("trellis-bench");
+        try {
+            pool = new HikariDataSource(config);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("PostgresCheckpointBench needs a PostgreSQL server at " + url
+                    + " (set " + URL_VARIABLE + " to its JDBC URL, or leave the benchmark out with -e Postgres)", e);
+        }
+        schema = "trellis_bench_" + ProcessHandle.current().pid();
+        PostgresCheckpointStore store = new PostgresCheckpointStore(pool, schema);
+        sync = new Checkpointing(store);
+        async = sync.withDurability(Checkpointing.Durability.ASYNC);
+        chain = TrellisWorkloads.INSTANCE.chain(TrellisWorkloads.CHAIN);
+        input = TrellisWorkloads.INSTANCE.input();
+
+        Check.equal("sync n", TrellisWorkloads.CHAIN, TrellisWorkloads.counter(chainSync()));
+        RunResult written = chainAsync();
+        Check.equal("async n", TrellisWorkloads.CHAIN, TrellisWorkloads.counter(written));
+        long[] records = TrellisWorkloads.checkpointPayloads(store, written.getRunId());
+        Check.equal("async checkpoints", true, records[0] >= TrellisWorkloads.CHAIN);
+    }
+
+    @TearDown
+    public void tearDown() throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        } finally {
+            pool.close();
+        }
+    }
+
+    private RunOptions options(Checkpointing checkpointing) {
+        return TrellisWorkloads.options("pg-" + counter++, checkpointing);
+    }
+
+    /** Chain of 100, every step's checkpoint committed before the next node runs. */
+    @Benchmark
+    public RunResult chainSync() {
+        return TrellisWorkloads.invoke(chain, input, options(sync));
+    }
+
+    /** Chain of 100, every step's checkpoint written behind the run (the run's end waits for the last). */
+    @Benchmark
+    public RunResult chainAsync() {
+        return TrellisWorkloads.invoke(chain, input, options(async));
+    }
+
+    /** Chain of 100 without checkpoints: the reference. */
+    @Benchmark
+    public RunResult chainPlain() {
+        return TrellisWorkloads.invoke(chain, input);
+    }
+}
