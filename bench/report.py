@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Turns a JMH JSON result of this module into the Markdown tables of docs/performance.md and bench/HISTORY.md.
+"""Turns a JMH JSON result of this module into the Markdown tables of docs/performance.md and bench/HISTORY.md,
+among them the peer table: Trellis beside LangGraph4j, LangChain4j agentic and Koog on every workload, with the
+fastest peer's time over Trellis's (all from the one JSON result given).
 
 usage: python3 bench/report.py [bench/target/quick.json]
 """
@@ -73,9 +75,68 @@ def main():
             print(f"| {label} | {title} | {fmt_us(score)} | {fmt_us(err)} | {fmt_b(alloc)} | "
                   f"{fmt_us(net) if trellis else '—'} | {net / steps:.3f} | "
                   f"{fmt_b(None if net_alloc is None else net_alloc / steps)} | {ratio} |")
+    peers(rows)
     facade(rows)
     java_facade(rows)
     checkpoints(rows)
+
+
+# workload -> (Trellis benchmark, {peer: [(variant label, benchmark)]}); the fastest variant of every peer counts
+PEERS = ["LangGraph4j", "LangChain4j agentic", "Koog"]
+PEER_WORKLOADS = [
+    ("1-node graph", "OneNodeBench.trellisInvoke", {
+        "LangGraph4j": [("", "OneNodeBench.lg4jInvoke")],
+        "LangChain4j agentic": [("", "OneNodeBench.agenticInvoke")],
+        "Koog": [("", "OneNodeBench.koogRun")]}),
+    ("chain of 100", "ChainBench.trellisInvoke", {
+        "LangGraph4j": [("", "ChainBench.lg4jInvoke")],
+        "LangChain4j agentic": [("", "ChainBench.agenticInvoke")],
+        "Koog": [("", "ChainBench.koogRun")]}),
+    ("fan-out 64 + join, truly parallel", "FanOutBench.trellisInvoke", {
+        "LangGraph4j": [("parallel executor", "FanOutBench.lg4jInvokeParallel")],
+        "LangChain4j agentic": [("default executor", "FanOutBench.agenticInvoke")],
+        "Koog": [("Default", "FanOutBench.koogRun"), ("Unconfined", "FanOutBench.koogRunUnconfined")]}),
+    ("loop of 1000", "LoopBench.trellisInvoke", {
+        "LangGraph4j": [("", "LoopBench.lg4jInvoke")],
+        "LangChain4j agentic": [("", "LoopBench.agenticInvoke")],
+        "Koog": [("", "LoopBench.koogRun")]}),
+    ("chain of 100, state growing to 40 KB", "StateGrowthBench.trellisInvoke", {
+        "LangGraph4j": [("", "StateGrowthBench.lg4jInvoke")],
+        "LangChain4j agentic": [("", "StateGrowthBench.agenticInvoke")],
+        "Koog": [("", "StateGrowthBench.koogRun")]}),
+    ("10 subgraphs of 10", "CompositionBench.subgraphChain", {
+        "LangChain4j agentic": [("", "CompositionBench.agenticSubgraphChain")],
+        "Koog": [("", "CompositionBench.koogSubgraphChain")]}),
+    ("map over 1,000 items", "CompositionBench.map", {
+        "LangChain4j agentic": [("default executor", "CompositionBench.agenticMap"),
+                                ("caller's thread", "CompositionBench.agenticMapCallerThread")]}),
+]
+
+
+def peers(rows):
+    """Trellis beside every peer per workload (µs/op and B/op), and Trellis against the fastest peer, from one run."""
+    if not any(rows.get(name) for _, _, by_peer in PEER_WORKLOADS for vs in by_peer.values() for _, name in vs):
+        return
+    print("\n| workload | Trellis (Kotlin `invoke`) | " + " | ".join(PEERS) + " | fastest peer | fastest peer ÷ Trellis (time) |")
+    print("|---|---:|" + "---:|" * len(PEERS) + "---|---:|")
+    for label, trellis_name, by_peer in PEER_WORKLOADS:
+        t = rows.get(trellis_name)
+        cells, fastest = [], None
+        for peer in PEERS:
+            parts = []
+            for variant, name in by_peer.get(peer, []):
+                r = rows.get(name)
+                if r is None:
+                    continue
+                parts.append(f"{fmt_us(r[0])} µs, {fmt_b(r[2])} B" + (f" ({variant})" if variant else ""))
+                who = peer + (f" ({variant})" if variant else "")
+                if fastest is None or r[0] < fastest[1]:
+                    fastest = (who, r[0])
+            cells.append("; ".join(parts) if parts else "—")
+        t_cell = "—" if t is None else f"{fmt_us(t[0])} µs, {fmt_b(t[2])} B"
+        best = "—" if fastest is None else f"{fastest[0]} {fmt_us(fastest[1])} µs"
+        ratio = "—" if (fastest is None or t is None) else f"{fastest[1] / t[0]:.2f}×"
+        print(f"| {label} | {t_cell} | " + " | ".join(cells) + f" | {best} | {ratio} |")
 
 
 def facade(rows):

@@ -1,10 +1,13 @@
 package dev.trellis.bench;
 
+import ai.koog.agents.core.agent.GraphAIAgent;
+import dev.langchain4j.agentic.UntypedAgent;
 import dev.trellis.graph.Graph;
 import dev.trellis.graph.State;
 import dev.trellis.javaapi.Trellis;
 import dev.trellis.javaapi.TrellisRunner;
 import dev.trellis.runtime.RunResult;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -21,7 +24,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * child vs the one node ({@code subgraphOne}/{@code flatOne}); a loop of 100 subgraph calls vs a loop of 100 nodes
  * ({@code subgraphLoop}/{@code flatLoop}: the per-call cost of a subgraph); a chain of 10 subgraphs of 10 nodes vs a
  * chain of 100 ({@code subgraphChain}/{@code flatChain}); a map of 1,000 trivial tasks, Kotlin and Java-built
- * ({@code map}/{@code javaMap}).
+ * ({@code map}/{@code javaMap}). The peers' twins of the subgraph chain and the map ({@code agentic*}, {@code koog*})
+ * are in the same class (see AgenticWorkloads and KoogWorkloads).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -40,6 +44,11 @@ public class CompositionBench {
     private TrellisRunner javaMap;
     private State input;
     private State mapInput;
+    private UntypedAgent agenticSubgraphChain;
+    private GraphAIAgent<Integer, Integer> koogSubgraphChain;
+    private UntypedAgent agenticMap;
+    private UntypedAgent agenticMapCallerThread;
+    private Map<String, Object> agenticMapInput;
 
     @Setup
     public void setUp() throws Exception {
@@ -64,6 +73,16 @@ public class CompositionBench {
         int sum = CompositionWorkloads.MAP_TASKS * (CompositionWorkloads.MAP_TASKS - 1) / 2;
         Check.equal("map total", sum, CompositionWorkloads.total(map()));
         Check.equal("javaMap total", sum, CompositionWorkloads.total(javaMap()));
+
+        agenticSubgraphChain = AgenticWorkloads.subgraphChain(10, 10);
+        koogSubgraphChain = KoogWorkloads.subgraphChain(10, 10);
+        agenticMap = AgenticWorkloads.map(null);
+        agenticMapCallerThread = AgenticWorkloads.map(Runnable::run);
+        agenticMapInput = AgenticWorkloads.mapInput(CompositionWorkloads.MAP_TASKS);
+        Check.equal("agenticSubgraphChain n", 100, agenticSubgraphChain());
+        Check.equal("koogSubgraphChain n", 100, koogSubgraphChain());
+        Check.equal("agenticMap total", sum, agenticMap());
+        Check.equal("agenticMapCallerThread total", sum, agenticMapCallerThread());
     }
 
     /** A subgraph node whose child is one counting node. */
@@ -112,5 +131,29 @@ public class CompositionBench {
     @Benchmark
     public RunResult javaMap() throws InterruptedException {
         return javaMap.invoke(mapInput);
+    }
+
+    /** LangChain4j agentic: a sequence of 10 sequences of 10 counting agents (see AgenticWorkloads). */
+    @Benchmark
+    public Object agenticSubgraphChain() {
+        return AgenticWorkloads.invoke(agenticSubgraphChain);
+    }
+
+    /** Koog: a chain of 10 subgraphs of 10 counting nodes (see KoogWorkloads). */
+    @Benchmark
+    public Integer koogSubgraphChain() {
+        return KoogWorkloads.run(koogSubgraphChain, 0);
+    }
+
+    /** LangChain4j agentic: a parallel mapper of 1,000 items on its default executor (see AgenticWorkloads). */
+    @Benchmark
+    public Object agenticMap() {
+        return AgenticWorkloads.invoke(agenticMap, agenticMapInput);
+    }
+
+    /** LangChain4j agentic: the same parallel mapper with every item run on the caller's thread. */
+    @Benchmark
+    public Object agenticMapCallerThread() {
+        return AgenticWorkloads.invoke(agenticMapCallerThread, agenticMapInput);
     }
 }

@@ -1,8 +1,14 @@
 package dev.trellis.bench;
 
+import ai.koog.agents.core.agent.GraphAIAgent;
+import dev.langchain4j.agentic.UntypedAgent;
 import dev.trellis.runtime.RunResult;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import kotlin.Unit;
+import kotlinx.coroutines.Dispatchers;
 import org.bsc.langgraph4j.RunnableConfig;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
@@ -10,6 +16,10 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /** Workload 3: entry, 64 parallel branches each appending to a reducer key, join. */
 public class FanOutBench extends WorkloadBench {
+    private UntypedAgent agentic;
+    private GraphAIAgent<Unit, List<String>> koog;
+    private GraphAIAgent<Unit, List<String>> koogUnconfined;
+
     private ExecutorService executor;
     private RunnableConfig parallel;
 
@@ -27,6 +37,14 @@ public class FanOutBench extends WorkloadBench {
         Check.equal("trellis log", TrellisWorkloads.FAN_OUT, TrellisWorkloads.log(result).size());
         LangGraph4jWorkloads.BenchAgentState state = LangGraph4jWorkloads.invoke(lg4j);
         Check.equal("lg4j log", TrellisWorkloads.FAN_OUT, state.log().size());
+        agentic = AgenticWorkloads.fanOut(TrellisWorkloads.FAN_OUT, null);
+        koog = KoogWorkloads.fanOut(TrellisWorkloads.FAN_OUT, Dispatchers.getDefault());
+        koogUnconfined = KoogWorkloads.fanOut(TrellisWorkloads.FAN_OUT, Dispatchers.getUnconfined());
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < TrellisWorkloads.FAN_OUT; i++) ids.add("b" + i);
+        Check.equal("agentic log", ids, AgenticWorkloads.invoke(agentic));
+        Check.equal("koog log", ids, KoogWorkloads.run(koog, Unit.INSTANCE));
+        Check.equal("koog unconfined log", ids, KoogWorkloads.run(koogUnconfined, Unit.INSTANCE));
     }
 
 
@@ -39,5 +57,23 @@ public class FanOutBench extends WorkloadBench {
     @TearDown
     public void tearDown() {
         executor.shutdownNow();
+    }
+
+    /** LangChain4j agentic: the parallel agent on its default executor, `UntypedAgent.invoke(Map)`. */
+    @Benchmark
+    public Object agenticInvoke() {
+        return AgenticWorkloads.invoke(agentic);
+    }
+
+    /** Koog: `GraphAIAgent.run(Unit)` inside runBlocking, its `parallel` node on Dispatchers.Default. */
+    @Benchmark
+    public List<String> koogRun() {
+        return KoogWorkloads.run(koog, Unit.INSTANCE);
+    }
+
+    /** Koog: the same with the `parallel` node on Dispatchers.Unconfined. */
+    @Benchmark
+    public List<String> koogRunUnconfined() {
+        return KoogWorkloads.run(koogUnconfined, Unit.INSTANCE);
     }
 }

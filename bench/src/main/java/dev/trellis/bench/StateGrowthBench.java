@@ -1,10 +1,17 @@
 package dev.trellis.bench;
 
+import ai.koog.agents.core.agent.GraphAIAgent;
+import dev.langchain4j.agentic.UntypedAgent;
 import dev.trellis.runtime.RunResult;
+import java.util.List;
+import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
 
 /** Workload 5: a chain of 100 nodes, each appending a distinct 400-byte string to a list (state grows to 40 KB). */
 public class StateGrowthBench extends WorkloadBench {
+    private UntypedAgent agentic;
+    private GraphAIAgent<List<String>, List<String>> koog;
+
     @Setup
     public void setUp() throws Exception {
         trellis = TrellisWorkloads.INSTANCE.stateGrowth(TrellisWorkloads.CHAIN);
@@ -15,5 +22,25 @@ public class StateGrowthBench extends WorkloadBench {
         Check.equal("trellis log", TrellisWorkloads.CHAIN, TrellisWorkloads.log(result).size());
         LangGraph4jWorkloads.BenchAgentState state = LangGraph4jWorkloads.invoke(lg4j);
         Check.equal("lg4j log", TrellisWorkloads.CHAIN, state.log().size());
+        agentic = AgenticWorkloads.stateGrowth(TrellisWorkloads.CHAIN);
+        koog = KoogWorkloads.stateGrowth(TrellisWorkloads.CHAIN);
+        List<?> agenticLog = (List<?>) AgenticWorkloads.invoke(agentic);
+        Check.equal("agentic log", TrellisWorkloads.CHAIN, agenticLog.size());
+        Check.equal("agentic log[99]", TrellisWorkloads.payload(99), agenticLog.get(99));
+        List<String> koogLog = KoogWorkloads.run(koog, KoogWorkloads.growthInput());
+        Check.equal("koog log", TrellisWorkloads.CHAIN, koogLog.size());
+        Check.equal("koog log[99]", TrellisWorkloads.payload(99), koogLog.get(99));
+    }
+
+    /** LangChain4j agentic: the sequence agent's `UntypedAgent.invoke(Map)` (see AgenticWorkloads). */
+    @Benchmark
+    public Object agenticInvoke() {
+        return AgenticWorkloads.invoke(agentic);
+    }
+
+    /** Koog: `GraphAIAgent.run(new list)` inside runBlocking (see KoogWorkloads). */
+    @Benchmark
+    public List<String> koogRun() {
+        return KoogWorkloads.run(koog, KoogWorkloads.growthInput());
     }
 }
