@@ -11,6 +11,7 @@ import dev.trellis.graph.StateKey
 import dev.trellis.temporal.TemporalNodeException
 import dev.trellis.temporal.TemporalOptions
 import io.temporal.activity.ActivityOptions
+import io.temporal.activity.LocalActivityOptions
 import io.temporal.common.RetryOptions
 import io.temporal.failure.ActivityFailure
 import io.temporal.failure.ApplicationFailure
@@ -113,19 +114,28 @@ internal class ActivityNodes(
         return Payloads.encode(map.over, listOf(items[chain.task]))
     }
 
-    private fun stubFor(node: Node): ActivityStub = stubs.getOrPut(node.timeout?.toString() ?: "") {
-        val timeout = node.timeout?.toJavaDuration()?.plus(options.activityTimeoutMargin) ?: options.activityTimeout
-        Workflow.newUntypedActivityStub(
-            ActivityOptions.newBuilder()
-                .setStartToCloseTimeout(timeout)
-                .setRetryOptions(
-                    RetryOptions.newBuilder()
-                        .setInitialInterval(Duration.ofSeconds(1))
-                        .setMaximumAttempts(0)
-                        .build(),
+    /**
+     * The activity stub of [node]'s attempts: a local activity for a node [TemporalOptions.localNodes] names, else an
+     * activity (heartbeating under [TemporalOptions.heartbeatTimeout]); both with the same timeout and retry mapping.
+     */
+    private fun stubFor(node: Node): ActivityStub {
+        val local = node.id in options.localNodes
+        return stubs.getOrPut((if (local) "local:" else "") + (node.timeout?.toString() ?: "")) {
+            val timeout = node.timeout?.toJavaDuration()?.plus(options.activityTimeoutMargin) ?: options.activityTimeout
+            // Temporal retries only infrastructure failures (a lost worker): a node's own failure is not retryable.
+            val retry = RetryOptions.newBuilder().setInitialInterval(
+                Duration.ofSeconds(1),
+            ).setMaximumAttempts(0).build()
+            if (local) {
+                Workflow.newUntypedLocalActivityStub(
+                    LocalActivityOptions.newBuilder().setStartToCloseTimeout(timeout).setRetryOptions(retry).build(),
                 )
-                .build(),
-        )
+            } else {
+                val activity = ActivityOptions.newBuilder().setStartToCloseTimeout(timeout).setRetryOptions(retry)
+                options.heartbeatTimeout?.let { activity.setHeartbeatTimeout(it) }
+                Workflow.newUntypedActivityStub(activity.build())
+            }
+        }
     }
 
     private suspend fun call(stub: ActivityStub, request: String, chain: NodeChain): String =

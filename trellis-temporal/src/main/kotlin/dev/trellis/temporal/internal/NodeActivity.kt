@@ -8,7 +8,6 @@ import dev.trellis.temporal.LiveEvents
 import io.temporal.activity.ActivityInterface
 import io.temporal.activity.ActivityMethod
 import io.temporal.failure.ApplicationFailure
-import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
@@ -47,6 +46,7 @@ internal class NodeActivityImpl(
     private val maxValueBytes: Int,
     private val live: LiveEvents?,
     private val onExecution: (String) -> Unit,
+    private val heartbeats: Heartbeats = Heartbeats(),
 ) : NodeActivity {
     override fun runNode(request: String): String {
         val req = Payloads.json.parseToJsonElement(request).jsonObject
@@ -75,7 +75,7 @@ internal class NodeActivityImpl(
         onExecution(path)
         var interrupt: String? = null
         val failure: Throwable? = try {
-            runBlocking { if (task != null) task.invoke(scope, item) else node.body.invoke(scope) }
+            heartbeats.around { if (task != null) task.invoke(scope, item) else node.body.invoke(scope) }
             scope.violation
         } catch (e: InterruptedException) {
             // The worker is shutting down: not the node's failure; Temporal runs the attempt again on another worker.
