@@ -6,6 +6,7 @@ import dev.trellis.graph.Reducer
 import dev.trellis.graph.Retry
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
+import dev.trellis.runtime.NodeTimeoutException
 import dev.trellis.runtime.Status
 import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
@@ -16,6 +17,7 @@ import io.temporal.testing.TestWorkflowEnvironment
 import io.temporal.worker.WorkerFactory
 import io.temporal.worker.WorkerOptions
 import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.runInterruptible
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 import java.io.IOException
@@ -26,6 +28,7 @@ import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
 import kotlin.time.Duration.Companion.milliseconds
+import kotlin.time.Duration.Companion.seconds
 
 /**
  * Nodes named in `TemporalOptions.localNodes` run as local activities (`docs/temporal.md`, "Local activities"): same
@@ -96,6 +99,30 @@ class LocalActivitiesTest {
             val retriedEvents = h.env.workflowClient.fetchHistory("local-retried").events
             retriedEvents.count { it.eventType == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED } shouldBe 0
             retriedEvents.count { it.isLocalActivity() } shouldBe 6 // flaky ×3, broken ×2, fallback
+        }
+    }
+
+    @Test
+    fun `a local node's timeout fails its attempt as locally`() {
+        val release = CountDownLatch(1)
+        val timed = graph("local-timeout", S) {
+            val slow = node("slow", timeout = 2.seconds) {
+                runInterruptible { release.await() }
+            }
+            val fallback = node("fallback") { set(S.log, listOf("timed out")) }
+            start(slow)
+            slow.onFailure(fallback, error = S.error)
+        }
+        TemporalHarness(listOf(timed), TemporalOptions(localNodes = setOf("slow", "fallback"))).use { h ->
+            try {
+                val result = h.runner.start(timed, runId = "local-timeout").awaitBlocking()
+                result.status shouldBe Status.COMPLETED
+                result.node("slow").status shouldBe Status.FAILED
+                result.state[S.log] shouldBe listOf("timed out")
+                result.state[S.error]!!.type shouldBe NodeTimeoutException::class.java.name
+            } finally {
+                release.countDown()
+            }
         }
     }
 
