@@ -31,14 +31,16 @@ public class TemporalOptions @JvmOverloads constructor(
     public val continueAsNewAfterEvents: Int = 10_000,
     /**
      * The ids of the nodes that are short: their attempts run as Temporal local activities, in the workflow worker's
-     * process, with the same retry and timeout mapping (`docs/temporal.md`, "Local activities"). Checked against the
-     * registered graphs: an id that names no node of them is refused.
+     * process, with the same retry and timeout mapping (`docs/temporal.md`, "Local activities and heartbeats").
+     * Checked against the registered graphs: an id that names no node of them is refused. Part of the workflow's
+     * commands: change it only when no run of these graphs is in flight on the task queue.
      */
     public val localNodes: Set<String> = emptySet(),
     /**
      * The heartbeat timeout of node activities (not local ones), null for none: the activity worker heartbeats while
      * the node runs, so an attempt whose worker died is run again after this rather than after its start-to-close
-     * timeout, and a cancelled attempt's body learns of it at its next heartbeat (`docs/temporal.md`, "Heartbeats").
+     * timeout, and a cancelled attempt's body learns of it at its next heartbeat (`docs/temporal.md`, "Local
+     * activities and heartbeats").
      */
     public val heartbeatTimeout: Duration? = null,
 ) {

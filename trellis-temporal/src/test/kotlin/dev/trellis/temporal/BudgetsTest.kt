@@ -18,6 +18,7 @@ import io.kotest.matchers.string.shouldContain
 import kotlinx.coroutines.test.runTest
 import org.junit.jupiter.api.Test
 import java.io.IOException
+import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.seconds
 
 /**
@@ -67,6 +68,23 @@ class BudgetsTest {
         first then second
     }
 
+    /** Failed attempts that charged before failing, a node that fails for good after charging: all charges count. */
+    private val paidFailures: Graph = graph("paid-failures", S) {
+        val flaky = node("flaky", retry = Retry.fixed(3, 10.milliseconds)) {
+            charge("usd", 0.25)
+            if (attempt < 3) throw IOException("attempt $attempt failed")
+            set(S.log, listOf("flaky"))
+        }
+        val broken = node("broken") {
+            charge("usd", 0.5)
+            throw IllegalStateException("broken")
+        }
+        val handler = node("handler") { set(S.log, listOf("handled")) }
+        start(flaky)
+        flaky then broken
+        broken.onFailure(handler)
+    }
+
     private fun local(graph: Graph, budget: Budget): RunResult {
         var out: RunResult? = null
         runTest {
@@ -94,7 +112,7 @@ class BudgetsTest {
 
     @Test
     fun `meters, node executions and time spent end a run as locally`() {
-        TemporalHarness(listOf(metered, loop, slow)).use { h ->
+        TemporalHarness(listOf(metered, loop, slow, paidFailures)).use { h ->
             val within = assertSame(h, metered, Budget().withMeter("usd", 1.0), "within")
             within.status shouldBe Status.COMPLETED
             within.meters shouldBe mapOf("usd" to 0.7, "tokens" to 1200.0)
@@ -113,6 +131,32 @@ class BudgetsTest {
             timed.error!! shouldContain "maxWallTime"
             timed.state[S.log] shouldBe listOf("first")
             assertSame(h, slow, Budget().withMaxWallTime(60.seconds), "in-time").status shouldBe Status.COMPLETED
+
+            val paid = assertSame(h, paidFailures, Budget().withMeter("usd", 2.0), "paid")
+            paid.meters shouldBe mapOf("usd" to 1.25) // three attempts of flaky, the failed broken
+            val overPaid = assertSame(h, paidFailures, Budget().withMeter("usd", 1.0), "over-paid")
+            overPaid.error!! shouldContain "'broken'"
+        }
+    }
+
+    @Test
+    fun `an attempt that asks for input counts its charges, and so does its answered run`() {
+        val asking = graph("asking", S) {
+            val approve = node("approve") {
+                charge("usd", 1.0)
+                set(S.log, listOf(interrupt("Publish?")))
+            }
+            start(approve)
+        }
+        TemporalHarness(listOf(asking)).use { h ->
+            val run = h.runner.start(asking, runId = "asking", budget = Budget().withMeter("usd", 5.0))
+            val deadline = System.nanoTime() + 60_000_000_000L
+            while (run.interrupts().isEmpty() && System.nanoTime() < deadline) Thread.sleep(20)
+            run.answerBlocking("approve", "yes")
+            val result = run.awaitBlocking()
+            result.state[S.log] shouldBe listOf("yes")
+            // As a local run resumed with the answer: the interrupted execution's charge and the answered one's.
+            result.meters shouldBe mapOf("usd" to 2.0)
         }
     }
 

@@ -30,9 +30,9 @@ import java.util.concurrent.atomic.AtomicInteger
 import kotlin.time.Duration.Companion.seconds
 
 /**
- * Node activities heartbeat under `TemporalOptions.heartbeatTimeout` (`docs/temporal.md`, "Heartbeats"): an attempt
- * whose worker died is run again after the heartbeat timeout, not the start-to-close timeout; a live worker's long
- * node is not; a cancelled attempt's body is cancelled.
+ * Node activities heartbeat under `TemporalOptions.heartbeatTimeout` (`docs/temporal.md`, "Local activities and
+ * heartbeats"): an attempt whose worker died is run again after the heartbeat timeout, not the start-to-close
+ * timeout; a live worker's long node is not; a cancelled attempt's body is cancelled.
  */
 class HeartbeatTest {
     object S : StateSchema("heartbeats") {

@@ -31,9 +31,9 @@ import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.seconds
 
 /**
- * Nodes named in `TemporalOptions.localNodes` run as local activities (`docs/temporal.md`, "Local activities"): same
- * statuses, counts and final states as the local run, Trellis's retries, no completed node run again after a worker's
- * loss; their attempts are markers in the history, not activity tasks.
+ * Nodes named in `TemporalOptions.localNodes` run as local activities (`docs/temporal.md`, "Local activities and
+ * heartbeats"): same statuses, counts and final states as the local run, Trellis's retries and timeouts, no completed
+ * node run again after a worker's loss; their attempts are markers in the history, not activity tasks.
  */
 class LocalActivitiesTest {
     /** A local activity's attempt in the history: a marker of the SDK's local-activity kind. */

@@ -24,6 +24,7 @@ import kotlinx.coroutines.sync.withPermit
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.jsonArray
 import java.time.Duration
 import kotlin.coroutines.resume
 import kotlin.coroutines.resumeWithException
@@ -99,9 +100,10 @@ internal class ActivityNodes(
                 keys.expect(chain.path, chain.executionCount, chain.attempt, emittedBefore++)
                 chain.emit(payload)
             }
+            // The attempt's charges count whether it completed or asked for input (`docs/semantics.md` §13.4).
+            for ((meter, amount) in response.charges) chain.charge(meter, amount)
             val asked = response.interrupt
             if (asked == null) {
-                for ((meter, amount) in response.charges) chain.charge(meter, amount)
                 return NodeWrites.wrap(response.keys.toTypedArray<StateKey<*>>(), response.values.toTypedArray())
             }
             answer = interrupts.await(chain.path, asked)
@@ -160,6 +162,12 @@ internal class ActivityNodes(
     private fun nodeFailure(error: RuntimeException, chain: NodeChain): Throwable {
         val cause = (error as? ActivityFailure)?.cause as? ApplicationFailure ?: return error
         val details = cause.details
+        // A failed attempt's charges count too (`docs/semantics.md` §13.4): its call was paid for.
+        val charged = if (details.size > 0) details.get(details.size - 1, String::class.java) else null
+        if (charged != null && charged.startsWith(NodeActivity.CHARGES)) {
+            val charges = Payloads.json.parseToJsonElement(charged.removePrefix(NodeActivity.CHARGES)).jsonArray
+            for ((meter, amount) in chargesOf(charges)) chain.charge(meter, amount)
+        }
         val scopeError = details.size > 0 && details.get(0, String::class.java) == NodeActivity.SCOPE_ERROR
         if (scopeError && cause.type == IllegalArgumentException::class.java.name) {
             return IllegalArgumentException(cause.originalMessage)
