@@ -29,6 +29,20 @@ public class TemporalOptions @JvmOverloads constructor(
      * "Continue-as-new"). A run also continues as new when Temporal suggests it. Below Temporal's limit of 51,200.
      */
     public val continueAsNewAfterEvents: Int = 10_000,
+    /**
+     * The ids of the nodes that are short: their attempts run as Temporal local activities, in the workflow worker's
+     * process, with the same retry and timeout mapping (`docs/temporal.md`, "Local activities and heartbeats").
+     * Checked against the registered graphs: an id that names no node of them is refused. Part of the workflow's
+     * commands: change it only when no run of these graphs is in flight on the task queue.
+     */
+    public val localNodes: Set<String> = emptySet(),
+    /**
+     * The heartbeat timeout of node activities (not local ones), null for none: the activity worker heartbeats while
+     * the node runs, so an attempt whose worker died is run again after this rather than after its start-to-close
+     * timeout, and a cancelled attempt's body learns of it at its next heartbeat (`docs/temporal.md`, "Local
+     * activities and heartbeats").
+     */
+    public val heartbeatTimeout: Duration? = null,
 ) {
     init {
         require(maxValueBytes > 0) { "maxValueBytes must be positive, but was $maxValueBytes." }
@@ -41,22 +55,39 @@ public class TemporalOptions @JvmOverloads constructor(
             "continueAsNewAfterEvents must be between 1 and $MAX_HISTORY_EVENTS (well below Temporal's limit of " +
                 "51,200 events per workflow execution), but was $continueAsNewAfterEvents."
         }
+        require(heartbeatTimeout == null || (!heartbeatTimeout.isNegative && !heartbeatTimeout.isZero)) {
+            "heartbeatTimeout must be positive (or null for no heartbeats), but was $heartbeatTimeout."
+        }
+        require(localNodes.none { it.isBlank() }) { "localNodes must name nodes by id, but it holds a blank id." }
     }
 
     /** These options, publishing the runs' events on [events] (for Java callers; Kotlin names the argument). */
-    public fun withLiveEvents(events: LiveEvents): TemporalOptions =
-        TemporalOptions(
-            maxValueBytes,
-            activityTimeout,
-            activityTimeoutMargin,
-            events,
-            maxPendingActivities,
-            continueAsNewAfterEvents,
-        )
+    public fun withLiveEvents(events: LiveEvents): TemporalOptions = copy(liveEvents = events)
 
     /** These options, continuing runs as new at [events] history events (for Java callers). */
-    public fun withContinueAsNewAfterEvents(events: Int): TemporalOptions =
-        TemporalOptions(maxValueBytes, activityTimeout, activityTimeoutMargin, liveEvents, maxPendingActivities, events)
+    public fun withContinueAsNewAfterEvents(events: Int): TemporalOptions = copy(continueAsNewAfterEvents = events)
+
+    /** These options, running the nodes of the given ids as local activities (for Java callers). */
+    public fun withLocalNodes(nodeIds: Set<String>): TemporalOptions = copy(localNodes = nodeIds.toSet())
+
+    /** These options, with node activities heartbeating under [timeout] (for Java callers). */
+    public fun withHeartbeatTimeout(timeout: Duration): TemporalOptions = copy(heartbeatTimeout = timeout)
+
+    private fun copy(
+        liveEvents: LiveEvents? = this.liveEvents,
+        continueAsNewAfterEvents: Int = this.continueAsNewAfterEvents,
+        localNodes: Set<String> = this.localNodes,
+        heartbeatTimeout: Duration? = this.heartbeatTimeout,
+    ): TemporalOptions = TemporalOptions(
+        maxValueBytes,
+        activityTimeout,
+        activityTimeoutMargin,
+        liveEvents,
+        maxPendingActivities,
+        continueAsNewAfterEvents,
+        localNodes,
+        heartbeatTimeout,
+    )
 }
 
 /** The most `continueAsNewAfterEvents` may be: room below Temporal's 51,200 for the nodes a draining run finishes. */

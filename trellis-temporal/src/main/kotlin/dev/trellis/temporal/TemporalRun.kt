@@ -21,6 +21,7 @@ import kotlinx.coroutines.future.await
 import kotlinx.coroutines.reactive.publish
 import kotlinx.coroutines.withContext
 import kotlinx.serialization.json.JsonNull
+import kotlinx.serialization.json.double
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
@@ -162,6 +163,8 @@ public class TemporalRun internal constructor(
             Payloads.decodeState(graph.schema, obj.getValue("state").jsonObject),
             nodes,
             error,
+            // Results of workers from before budgets were wired have no totals.
+            obj["meters"]?.jsonObject.orEmpty().mapValues { it.value.jsonPrimitive.double },
         )
     }
 }

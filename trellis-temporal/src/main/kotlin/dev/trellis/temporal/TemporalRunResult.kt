@@ -15,6 +15,8 @@ public class TemporalRunResult internal constructor(
     public val nodes: Map<String, TemporalNodeResult>,
     /** The message of the run's first error, or null. */
     public val error: String?,
+    /** The run's meter totals by name, in the order first charged, over all its segments (semantics §13.4). */
+    public val meters: Map<String, Double> = emptyMap(),
 ) {
     /** The result of node [nodeId]. */
     public fun node(nodeId: String): TemporalNodeResult =

@@ -2,6 +2,7 @@ package dev.trellis.temporal
 
 import dev.trellis.graph.Graph
 import dev.trellis.graph.State
+import dev.trellis.runtime.Budget
 import dev.trellis.temporal.internal.RunCodec
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy
 import io.temporal.client.WorkflowClient
@@ -25,9 +26,17 @@ public class TemporalRunner @JvmOverloads constructor(
     /** The side channel the workers publish events on, for [TemporalRun.events]; null when runs are not streamed. */
     private val liveEvents: LiveEvents? = null,
 ) {
-    /** Starts a run of [graph] from [input] with id [runId] (a random UUID when null) and returns its handle. */
+    /**
+     * Starts a run of [graph] from [input] with id [runId] (a random UUID when null) under [budget] (none when null:
+     * only the graph's limits, `docs/semantics.md` §13.4) and returns its handle.
+     */
     @JvmOverloads
-    public fun start(graph: Graph, input: State = graph.schema.initialState(), runId: String? = null): TemporalRun {
+    public fun start(
+        graph: Graph,
+        input: State = graph.schema.initialState(),
+        runId: String? = null,
+        budget: Budget? = null,
+    ): TemporalRun {
         val id = runId ?: UUID.randomUUID().toString()
         val stub = client.newUntypedWorkflowStub(
             "TrellisGraph",
@@ -38,7 +47,7 @@ public class TemporalRunner @JvmOverloads constructor(
                 .build(),
         )
         try {
-            stub.start(RunCodec.encodeRequest(graph, input))
+            stub.start(RunCodec.encodeRequest(graph, input, budget))
         } catch (e: WorkflowExecutionAlreadyStarted) {
             throw IllegalStateException(
                 "Run '$id' already exists on Temporal (a workflow with that id ran or runs); use attach(graph, " +
@@ -59,6 +68,7 @@ public class TemporalRunner @JvmOverloads constructor(
         graph: Graph,
         input: State = graph.schema.initialState(),
         runId: String? = null,
+        budget: Budget? = null,
     ): TemporalRunResult =
-        start(graph, input, runId).await()
+        start(graph, input, runId, budget).await()
 }

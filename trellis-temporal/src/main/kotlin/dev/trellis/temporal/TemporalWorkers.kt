@@ -1,6 +1,7 @@
 package dev.trellis.temporal
 
 import dev.trellis.graph.Graph
+import dev.trellis.temporal.internal.GraphChecks
 import dev.trellis.temporal.internal.GraphWorkflow
 import dev.trellis.temporal.internal.GraphWorkflowImpl
 import dev.trellis.temporal.internal.NodeActivityImpl
@@ -22,7 +23,8 @@ public object TemporalWorkers {
      * Registers [graphs] (their subgraphs included) on [worker] with [options]; [onExecution], when given, is told
      * the node path of each activity execution on this worker (for counting in tests and metrics).
      *
-     * @throws IllegalArgumentException when two graphs share an id.
+     * @throws IllegalArgumentException when two graphs share an id, a node declares a policy that Temporal cannot
+     *   run (a compensation or a result cache, `docs/temporal.md`), or [TemporalOptions.localNodes] names no node.
      */
     @JvmStatic
     @JvmOverloads
@@ -55,6 +57,7 @@ public object TemporalWorkers {
         onExecution: (String) -> Unit = {},
     ) {
         val byId = versions.all().mapValues { java.util.TreeMap(it.value) }
+        GraphChecks.check(byId.values.flatMap { it.values }, options)
         worker.registerWorkflowImplementationFactory(
             GraphWorkflow::class.java,
             Functions.Func<GraphWorkflow> { GraphWorkflowImpl(byId, options) },

@@ -9,14 +9,17 @@ import dev.trellis.graph.StateKey;
 import dev.trellis.graph.StateSchema;
 import dev.trellis.javaapi.JavaGraph;
 import dev.trellis.javaapi.Keys;
+import dev.trellis.runtime.Budget;
 import dev.trellis.runtime.RunEvent;
 import dev.trellis.runtime.Status;
 import io.temporal.client.WorkflowClient;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscriber;
@@ -104,6 +107,33 @@ class JavaTemporalDocsTest {
             TemporalRunResult result = new TemporalRunner(env.getWorkflowClient(), "research")
                 .start(research, input, "segments-42").awaitBlocking();
             assertEquals("on Why is the sky blue?", result.getState().get(answer));
+        }
+    }
+
+    @Test
+    void localNodesHeartbeatsAndABudget() throws Exception {
+        Graph research = JavaGraph.builder("research", schema)
+            .node("classify", ctx -> ctx.set(answer, "question"))
+            .node("search", ctx -> {
+                ctx.charge("usd", 0.42);
+                ctx.set(answer, "on " + ctx.get(question));
+            })
+            .start("classify")
+            .edge("classify", "search")
+            .build();
+        try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+            Worker worker = env.newWorker("research");
+            TemporalWorkers.register(worker, List.of(research),
+                new TemporalOptions().withLocalNodes(Set.of("classify")).withHeartbeatTimeout(Duration.ofSeconds(30)));
+            env.start();
+            TemporalRunner runner = new TemporalRunner(env.getWorkflowClient(), "research");
+            State input = schema.initialState().with(question, "Why is the sky blue?");
+
+            TemporalRun run = runner.start(research, input, "order-43", new Budget().withMeter("usd", 2.0));
+            Map<String, Double> meters = run.awaitBlocking().getMeters();
+
+            assertEquals(Map.of("usd", 0.42), meters);
+            assertEquals("on Why is the sky blue?", run.awaitBlocking().getState().get(answer));
         }
     }
 }

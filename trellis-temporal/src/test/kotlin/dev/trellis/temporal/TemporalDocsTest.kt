@@ -4,12 +4,15 @@ import dev.trellis.graph.Graph
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.graph.stateOf
+import dev.trellis.runtime.Budget
 import dev.trellis.runtime.Status
 import io.kotest.matchers.shouldBe
 import io.temporal.testing.TestWorkflowEnvironment
 import io.temporal.worker.WorkerFactory
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Test
+import java.time.Duration
+import kotlin.time.Duration.Companion.minutes
 
 /** The Kotlin snippets of docs/temporal.md, as they are there, run. */
 class TemporalDocsTest {
@@ -103,6 +106,48 @@ class TemporalDocsTest {
             val input = stateOf(Research.question to "Why is the sky blue?")
             val result = TemporalRunner(env.workflowClient, "research").start(research, input).awaitBlocking()
             result.state[Research.notes] shouldBe "notes on Why is the sky blue?"
+        }
+    }
+
+    @Test
+    fun `the local activities and heartbeats snippet registers its options`() {
+        val research = graph("research", Research) {
+            val classify = node("classify") { set(Research.notes, "a question") }
+            val search = node("search") { set(Research.notes, "notes on ${get(Research.question)}") }
+            start(classify)
+            classify then search
+        }
+        TestWorkflowEnvironment.newInstance().use { env ->
+            val worker = env.newWorker("research")
+            TemporalWorkers.register(
+                worker,
+                listOf(research),
+                TemporalOptions(localNodes = setOf("classify"), heartbeatTimeout = Duration.ofSeconds(30)),
+            )
+            env.start()
+            val input = stateOf(Research.question to "Why is the sky blue?")
+            val result = TemporalRunner(env.workflowClient, "research").start(research, input).awaitBlocking()
+            result.state[Research.notes] shouldBe "notes on Why is the sky blue?"
+        }
+    }
+
+    @Test
+    fun `the budget snippet runs`(): Unit = runBlocking {
+        val research = graph("research", Research) {
+            val search = node("search") {
+                charge("usd", 0.42)
+                set(Research.notes, "notes on ${get(Research.question)}")
+            }
+            start(search)
+        }
+        TemporalHarness(listOf(research)).use { temporal ->
+            val runner = temporal.runner
+            val input = stateOf(Research.question to "Why is the sky blue?")
+
+            val run = runner.start(research, input, budget = Budget().withMeter("usd", 2.0).withMaxWallTime(10.minutes))
+            println(run.await().meters) // the run's totals by meter, e.g. {usd=0.42}
+
+            run.await().meters shouldBe mapOf("usd" to 0.42)
         }
     }
 }

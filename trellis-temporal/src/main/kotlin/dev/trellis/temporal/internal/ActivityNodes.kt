@@ -11,6 +11,7 @@ import dev.trellis.graph.StateKey
 import dev.trellis.temporal.TemporalNodeException
 import dev.trellis.temporal.TemporalOptions
 import io.temporal.activity.ActivityOptions
+import io.temporal.activity.LocalActivityOptions
 import io.temporal.common.RetryOptions
 import io.temporal.failure.ActivityFailure
 import io.temporal.failure.ApplicationFailure
@@ -23,6 +24,7 @@ import kotlinx.coroutines.sync.withPermit
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.jsonArray
 import java.time.Duration
 import kotlin.coroutines.resume
 import kotlin.coroutines.resumeWithException
@@ -98,9 +100,10 @@ internal class ActivityNodes(
                 keys.expect(chain.path, chain.executionCount, chain.attempt, emittedBefore++)
                 chain.emit(payload)
             }
+            // The attempt's charges count whether it completed or asked for input (`docs/semantics.md` §13.4).
+            for ((meter, amount) in response.charges) chain.charge(meter, amount)
             val asked = response.interrupt
             if (asked == null) {
-                for ((meter, amount) in response.charges) chain.charge(meter, amount)
                 return NodeWrites.wrap(response.keys.toTypedArray<StateKey<*>>(), response.values.toTypedArray())
             }
             answer = interrupts.await(chain.path, asked)
@@ -113,19 +116,28 @@ internal class ActivityNodes(
         return Payloads.encode(map.over, listOf(items[chain.task]))
     }
 
-    private fun stubFor(node: Node): ActivityStub = stubs.getOrPut(node.timeout?.toString() ?: "") {
-        val timeout = node.timeout?.toJavaDuration()?.plus(options.activityTimeoutMargin) ?: options.activityTimeout
-        Workflow.newUntypedActivityStub(
-            ActivityOptions.newBuilder()
-                .setStartToCloseTimeout(timeout)
-                .setRetryOptions(
-                    RetryOptions.newBuilder()
-                        .setInitialInterval(Duration.ofSeconds(1))
-                        .setMaximumAttempts(0)
-                        .build(),
+    /**
+     * The activity stub of [node]'s attempts: a local activity for a node [TemporalOptions.localNodes] names, else an
+     * activity (heartbeating under [TemporalOptions.heartbeatTimeout]); both with the same timeout and retry mapping.
+     */
+    private fun stubFor(node: Node): ActivityStub {
+        val local = node.id in options.localNodes
+        return stubs.getOrPut((if (local) "local:" else "") + (node.timeout?.toString() ?: "")) {
+            val timeout = node.timeout?.toJavaDuration()?.plus(options.activityTimeoutMargin) ?: options.activityTimeout
+            // Temporal retries only infrastructure failures (a lost worker): a node's own failure is not retryable.
+            val retry = RetryOptions.newBuilder().setInitialInterval(
+                Duration.ofSeconds(1),
+            ).setMaximumAttempts(0).build()
+            if (local) {
+                Workflow.newUntypedLocalActivityStub(
+                    LocalActivityOptions.newBuilder().setStartToCloseTimeout(timeout).setRetryOptions(retry).build(),
                 )
-                .build(),
-        )
+            } else {
+                val activity = ActivityOptions.newBuilder().setStartToCloseTimeout(timeout).setRetryOptions(retry)
+                options.heartbeatTimeout?.let { activity.setHeartbeatTimeout(it) }
+                Workflow.newUntypedActivityStub(activity.build())
+            }
+        }
     }
 
     private suspend fun call(stub: ActivityStub, request: String, chain: NodeChain): String =
@@ -150,6 +162,12 @@ internal class ActivityNodes(
     private fun nodeFailure(error: RuntimeException, chain: NodeChain): Throwable {
         val cause = (error as? ActivityFailure)?.cause as? ApplicationFailure ?: return error
         val details = cause.details
+        // A failed attempt's charges count too (`docs/semantics.md` §13.4): its call was paid for.
+        val charged = if (details.size > 0) details.get(details.size - 1, String::class.java) else null
+        if (charged != null && charged.startsWith(NodeActivity.CHARGES)) {
+            val charges = Payloads.json.parseToJsonElement(charged.removePrefix(NodeActivity.CHARGES)).jsonArray
+            for ((meter, amount) in chargesOf(charges)) chain.charge(meter, amount)
+        }
         val scopeError = details.size > 0 && details.get(0, String::class.java) == NodeActivity.SCOPE_ERROR
         if (scopeError && cause.type == IllegalArgumentException::class.java.name) {
             return IllegalArgumentException(cause.originalMessage)

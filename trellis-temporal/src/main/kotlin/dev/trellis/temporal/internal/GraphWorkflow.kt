@@ -25,6 +25,7 @@ import io.temporal.workflow.WorkflowMethod
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
 import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonObject
@@ -101,6 +102,8 @@ internal class GraphWorkflowImpl(
         )
         val runId = Workflow.getInfo().workflowId
         val carried = req["continued"]?.let { Carried.decode(runId, it) }
+        // The caller's budget, carried from segment to segment (its totals and time spent are in the checkpoint).
+        val budget = req["budget"]
         val version = if (carried == null) {
             GraphVersioning.version(graphId, versions)
         } else {
@@ -141,6 +144,7 @@ internal class GraphWorkflowImpl(
             checkpointing = if (segmented) segmentCheckpointing(store) else null,
             control = control,
             interceptors = listOf(nodes),
+            budget = budget?.let { BudgetCodec.decode(it) },
         )
         val handle = if (carried == null) {
             val input = Payloads.decodeState(graph.schema, req.getValue("input").jsonObject)
@@ -171,9 +175,11 @@ internal class GraphWorkflowImpl(
             val attempts = HashMap(attemptsBefore)
             for ((id, node) in result.nodes) attempts.merge(id, node.attempts, Int::plus)
             val next = Carried(version, store.last(), sequence, LinkedHashMap(lastEvent), attempts)
-            Workflow.continueAsNew(
-                JsonObject(mapOf("graph" to JsonPrimitive(graphId), "continued" to next.encode())).toString(),
-            )
+            val request = LinkedHashMap<String, JsonElement>()
+            request["graph"] = JsonPrimitive(graphId)
+            request["continued"] = next.encode()
+            budget?.let { request["budget"] = it }
+            Workflow.continueAsNew(JsonObject(request).toString())
         }
         // A cancelled workflow closes CANCELED whatever it returns: the result query still answers.
         return RunCodec.encodeResult(result, attemptsBefore).toString().also { encoded = it }

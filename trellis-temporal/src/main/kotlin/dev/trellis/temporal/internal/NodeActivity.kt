@@ -8,7 +8,6 @@ import dev.trellis.temporal.LiveEvents
 import io.temporal.activity.ActivityInterface
 import io.temporal.activity.ActivityMethod
 import io.temporal.failure.ApplicationFailure
-import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
@@ -32,6 +31,9 @@ internal interface NodeActivity {
 
         /** The first detail of a failure raised by the node scope's own checks: the workflow rebuilds the error. */
         const val SCOPE_ERROR: String = "trellis-scope"
+
+        /** The prefix of a failure's last detail: the failed attempt's charges as JSON (`[["usd",0.25]]`). */
+        const val CHARGES: String = "trellis-charges:"
     }
 }
 
@@ -47,6 +49,7 @@ internal class NodeActivityImpl(
     private val maxValueBytes: Int,
     private val live: LiveEvents?,
     private val onExecution: (String) -> Unit,
+    private val heartbeats: Heartbeats = Heartbeats(),
 ) : NodeActivity {
     override fun runNode(request: String): String {
         val req = Payloads.json.parseToJsonElement(request).jsonObject
@@ -75,7 +78,7 @@ internal class NodeActivityImpl(
         onExecution(path)
         var interrupt: String? = null
         val failure: Throwable? = try {
-            runBlocking { if (task != null) task.invoke(scope, item) else node.body.invoke(scope) }
+            heartbeats.around { if (task != null) task.invoke(scope, item) else node.body.invoke(scope) }
             scope.violation
         } catch (e: InterruptedException) {
             // The worker is shutting down: not the node's failure; Temporal runs the attempt again on another worker.
@@ -89,7 +92,9 @@ internal class NodeActivityImpl(
         if (failure != null) throw failureOf(failure, scope)
         val emitted = JsonArray(scope.emitted.map { JsonPrimitive(it.toString()) })
         if (interrupt != null) {
-            return JsonObject(mapOf("interrupt" to JsonPrimitive(interrupt), "emitted" to emitted)).toString()
+            val asked =
+                mapOf("interrupt" to JsonPrimitive(interrupt), "emitted" to emitted, "charges" to charges(scope))
+            return JsonObject(asked).toString()
         }
         val writes = scope.keys.indices.map { i ->
             val key = scope.keys[i]
@@ -108,17 +113,22 @@ internal class NodeActivityImpl(
         return JsonObject(
             mapOf(
                 "writes" to JsonArray(writes),
-                "charges" to JsonArray(
-                    scope.charges.map { JsonArray(listOf(JsonPrimitive(it.first), JsonPrimitive(it.second))) },
-                ),
+                "charges" to charges(scope),
                 "emitted" to emitted,
             ),
         ).toString()
     }
 
-    /** The activity's failure for the attempt's [error]: the scope's own errors carry what rebuilds them. */
+    private fun charges(scope: ActivityNodeScope): JsonArray =
+        JsonArray(scope.charges.map { JsonArray(listOf(JsonPrimitive(it.first), JsonPrimitive(it.second))) })
+
+    /**
+     * The activity's failure for the attempt's [error]: the scope's own errors carry what rebuilds them, and the last
+     * detail is the attempt's charges (they count, `docs/semantics.md` §13.4), as [NodeActivity.CHARGES] + JSON.
+     */
     private fun failureOf(error: Throwable, scope: ActivityNodeScope): ApplicationFailure {
         val message = error.message ?: error.toString()
+        val charges = NodeActivity.CHARGES + charges(scope)
         return when {
             error is SliceViolationException -> ApplicationFailure.newNonRetryableFailure(
                 message,
@@ -126,13 +136,15 @@ internal class NodeActivityImpl(
                 NodeActivity.SCOPE_ERROR,
                 error.key.name,
                 error.access.name,
+                charges,
             )
             error === scope.refusal -> ApplicationFailure.newNonRetryableFailure(
                 message,
                 IllegalArgumentException::class.java.name,
                 NodeActivity.SCOPE_ERROR,
+                charges,
             )
-            else -> ApplicationFailure.newNonRetryableFailure(message, error.javaClass.name)
+            else -> ApplicationFailure.newNonRetryableFailure(message, error.javaClass.name, charges)
         }
     }
 
@@ -157,8 +169,11 @@ internal class NodeResponse(response: String, schemaKeys: (String) -> StateKey<*
         values = writes.mapIndexed { i, w -> Payloads.decode(keys[i], w.jsonArray[1]) }
     }
 
-    val charges: List<Pair<String, Double>> = obj["charges"]?.jsonArray.orEmpty().map { charge: JsonElement ->
-        charge.jsonArray[0].jsonPrimitive.content to charge.jsonArray[1].jsonPrimitive.content.toDouble()
-    }
+    val charges: List<Pair<String, Double>> = chargesOf(obj["charges"]?.jsonArray.orEmpty())
     val emitted: List<String> = obj["emitted"]?.jsonArray.orEmpty().map { it.jsonPrimitive.content }
+}
+
+/** Charges as the activity sends them: `[["usd",0.25],["tokens",1200.0]]`. */
+internal fun chargesOf(charges: List<JsonElement>): List<Pair<String, Double>> = charges.map { charge ->
+    charge.jsonArray[0].jsonPrimitive.content to charge.jsonArray[1].jsonPrimitive.content.toDouble()
 }
