@@ -14,7 +14,7 @@ import java.time.Duration
  */
 object CrashedWorker {
     const val OWNER = "crashed-worker"
-    val LEASE: Duration = Duration.ofSeconds(2)
+    val LEASE: Duration = Duration.ofSeconds(10)
 
     @JvmStatic
     fun main(args: Array<String>) {

@@ -107,6 +107,7 @@ internal object StoredTimeline {
             )
             run.previous = record.createdAt
         }
+        coverChildren(graph, spans)
         val rows = spans.map { it.path.substringBeforeLast('/', "") }
         val lanes = assignLanes(rows, spans.map { it.start }, spans.map { it.end })
         val bars = spans.mapIndexed { i, s ->
@@ -166,6 +167,30 @@ internal object StoredTimeline {
             }
             if (node.count > before) progress.counts[key] = node.count
             progress.statuses[key] = status
+        }
+    }
+
+    /**
+     * A map or subgraph node's execution began before its children's: its span starts no later than the first child
+     * execution counted since its previous execution ended (the checkpoint that counts it comes after them all).
+     */
+    private fun coverChildren(graph: Graph, spans: MutableList<Span>) {
+        for (node in graph.nodes) {
+            if (node.subgraph == null) continue
+            var since: Instant? = null
+            for ((i, s) in spans.withIndex()) {
+                if (s.path != node.id) continue
+                val first = spans.filter {
+                    (it.path.startsWith(node.id + "[") || it.path.startsWith(node.id + "/")) &&
+                        it.start < s.end && (since == null || it.start >= since)
+                }.minOfOrNull { it.start }
+                if (first != null &&
+                    first < s.start
+                ) {
+                    spans[i] = Span(s.nodeId, s.path, s.execution, first, s.end, s.status)
+                }
+                since = s.end
+            }
         }
     }
 

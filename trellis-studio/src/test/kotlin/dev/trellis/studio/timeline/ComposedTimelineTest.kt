@@ -41,8 +41,10 @@ class ComposedTimelineTest {
         }
         bars.filter { it.lane().getAttribute("data-row") == "check" }.size shouldBe 3
         page.all("p", "meta").single().textContent shouldContain "${bars.size} executions"
-        // plan, research, check and join; each task as an execution of its own, and its 3 nodes; the child run's 3.
-        bars.size shouldBe 4 + 4 + 4 * 3 + 3
+        // plan, research, check and join; each task's 3 nodes; the child run's 3 (a task is its row, not a bar).
+        bars.size shouldBe 4 + 4 * 3 + 3
+        bars.count { it.lane().getAttribute("data-row") == "run" } shouldBe 4
+        page.all("g", "lane").count { it.getAttribute("data-row") == "run" } shouldBe 1
         val graph = page.all("g", "gnode").associateBy { it.getAttribute("data-node") }
         graph.getValue("research").textContent shouldContain "4 tasks"
         graph.getValue("research").textContent shouldContain "search ×4"
@@ -52,7 +54,7 @@ class ComposedTimelineTest {
         graph.getValue("redo").textContent.contains("PENDING") shouldBe false
         page.all("text", "edge-label").map { it.textContent }.count { it == "if" } shouldBe 2
         // The list of executions names every path, one row each.
-        page.all("tr", null).count { it.getAttribute("data-path").startsWith("research[") } shouldBe 4 + 4 * 3
+        page.all("tr", null).count { it.getAttribute("data-path").startsWith("research[") } shouldBe 4 * 3
     }
 
     @Test
