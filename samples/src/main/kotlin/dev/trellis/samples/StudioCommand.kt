@@ -99,6 +99,10 @@ internal class StudioCommand : CliktCommand(name = "studio") {
             else -> {
                 val file = Path.of(given)
                 require(noSamples || Files.exists(file.toAbsolutePath().parent)) { "No directory for $file." }
+                require(!noSamples || Files.exists(file)) {
+                    "No SQLite file $file: with --no-samples the studio opens an existing store; check the path, or " +
+                        "drop --no-samples to run the samples into a new file there."
+                }
                 SqliteCheckpointStore(file)
             }
         }

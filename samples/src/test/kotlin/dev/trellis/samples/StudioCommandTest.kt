@@ -3,8 +3,11 @@ package dev.trellis.samples
 import com.github.ajalt.clikt.core.parse
 import dev.trellis.checkpoint.sqlite.SqliteCheckpointStore
 import io.kotest.matchers.collections.shouldContainAll
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
 import java.nio.file.Files
 
 /** `./trellis-samples studio --once`: the samples run into the store, the studio answers on their runs, then stops. */
@@ -19,6 +22,12 @@ class StudioCommandTest {
                 graphs shouldContainAll listOf("mapreduce", "research")
             }
             StudioCommand().parse(listOf("--once", "--no-samples", "--store", file.toString()))
+            // A mistyped path with --no-samples is refused, not opened as a new, empty store.
+            val typo = file.resolveSibling("no-such-${file.fileName}")
+            assertThrows<IllegalArgumentException> {
+                StudioCommand().parse(listOf("--once", "--no-samples", "--store", typo.toString()))
+            }.message!! shouldContain "No SQLite file"
+            Files.exists(typo) shouldBe false
         } finally {
             Files.deleteIfExists(file)
         }

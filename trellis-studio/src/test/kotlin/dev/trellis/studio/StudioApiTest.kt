@@ -119,13 +119,26 @@ class StudioApiTest {
 
     @Test
     fun `an unknown run is a 404 that says so, on every endpoint`() {
-        for (path in listOf("", "/timeline", "/checkpoints", "/checkpoints/1", "/diff?from=1&to=2", "/events")) {
+        val paths =
+            listOf("", "/timeline", "/checkpoints", "/checkpoints/1", "/diff?from=1&to=2", "/events", "/events/stream")
+        for (path in paths) {
             val reply = client.get("/api/v1/runs/nope$path")
             reply.status shouldBe 404
             reply.error shouldContain "'nope'"
         }
         for (path in listOf("/answer", "/resume", "/cancel", "/fork")) {
-            client.post("/api/v1/runs/nope$path", """{"sequence":1,"answer":"x"}""").status shouldBe 404
+            client.post("/api/v1/runs/nope$path", """{"sequence":1,"answer":"x"}""").apply {
+                status shouldBe 404
+                error shouldContain "No run 'nope'"
+            }
+        }
+        client.post("/api/v1/runs", """{"graphId":"nope"}""").apply {
+            status shouldBe 404
+            error shouldContain "Graph 'nope' is not registered"
+        }
+        client.post("/api/v1/runs", """{"input":{}}""").apply {
+            status shouldBe 400
+            error shouldContain "graphId"
         }
     }
 

@@ -5,6 +5,7 @@ import dev.trellis.graph.Reducer
 import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.delay
 import kotlin.time.Duration.Companion.milliseconds
 
@@ -73,6 +74,64 @@ object TestGraphs {
         start(plan)
         plan then research
         research then join
+    }
+
+    /**
+     * plan → research (a map of [task] over 4 items) → check (a subgraph: [task] once) → join, or `redo` if the
+     * research found nothing (it never runs: the graph shows it `not run`, under an `if` edge).
+     */
+    val composed: Graph = graph("composed", Batch) {
+        val plan = node("plan") { set(Batch.items, listOf("a", "b", "c", "d")) }
+        val research = map("research", over = Batch.items, graph = task) {
+            input { set(Task.item, item) }
+            output { child -> set(Batch.results, listOf(child[Task.summary])) }
+        }
+        val check = subgraph("check", task)
+        val join = node("join") { }
+        val redo = node("redo") { }
+        start(plan)
+        plan then research
+        research then check
+        check.then(join) { it[Batch.results].isNotEmpty() }
+        check.then(redo) { it[Batch.results].isEmpty() }
+    }
+
+    /**
+     * book (charges 0.25 usd, compensated by `cancel booking`) → pay (charges 0.5 usd, then fails): a failed run with
+     * budget charges and a compensation.
+     */
+    val costly: Graph = graph("costly", Doc) {
+        val book = node("book") {
+            charge("usd", 0.25)
+            set(Doc.draft, "booked")
+        }
+        val pay = node("pay") {
+            charge("usd", 0.5)
+            error("card declined")
+        }
+        book.compensate { }
+        start(book)
+        book then pay
+    }
+
+    /**
+     * first → hang → last; with [hang], `hang` prints `hanging` and waits for ever (the worker of [CrashedWorker] is
+     * killed there), else it completes.
+     */
+    fun crashy(hang: Boolean): Graph = graph("crashy", Doc) {
+        val first = node("first") { set(Doc.draft, "first") }
+        val stuck = node("hang") {
+            if (hang) {
+                println("hanging")
+                System.out.flush()
+                awaitCancellation()
+            }
+            set(Doc.words, 1)
+        }
+        val last = node("last") { set(Doc.approved, true) }
+        start(first)
+        first then stuck
+        stuck then last
     }
 
     /** first → wait (until [gate] completes) → last. */

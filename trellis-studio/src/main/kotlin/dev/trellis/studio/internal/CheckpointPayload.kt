@@ -26,6 +26,9 @@ internal class CheckpointPayload private constructor(val data: JsonObject, val c
 
     class Write(val key: String, val value: JsonElement)
 
+    /** The outcome of one compensation: its execution's path and number, and STARTED, COMPLETED, FAILED or CANCELLED. */
+    class Compensation(val path: String, val execution: Int, val status: String, val error: String?)
+
     val status: String? get() = data.string("status")
 
     val stateVersion: Int? get() = data["stateVersion"]?.jsonPrimitive?.intOrNull
@@ -66,6 +69,25 @@ internal class CheckpointPayload private constructor(val data: JsonObject, val c
     /** Whether a map task (a child key with `[i]`) finished. */
     fun childDone(key: String): Boolean =
         (data.obj("children")[key] as? JsonObject)?.get("done")?.jsonPrimitive?.contentOrNull == "true"
+
+    /** The run's meter totals so far (the budget's meters, as decimal text), empty when nothing was charged. */
+    val meters: Map<String, String>
+        get() = data.obj("meters").mapNotNull {
+            (k, v) ->
+            (v as? JsonPrimitive)?.contentOrNull?.let { k to it }
+        }.toMap()
+
+    /** The compensations' outcomes so far, once the failed run compensates; else empty. */
+    val compensations: List<Compensation>
+        get() = data.arr("compensations").map {
+            val o = it.jsonObject
+            Compensation(
+                o.string("path") ?: "?",
+                o["execution"]?.jsonPrimitive?.intOrNull ?: 0,
+                o.string("status") ?: "STARTED",
+                o.string("error"),
+            )
+        }
 
     val totalExecutions: Long get() = data["totalExecutions"]?.jsonPrimitive?.longOrNull ?: 0
 

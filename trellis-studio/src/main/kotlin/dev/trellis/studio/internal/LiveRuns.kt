@@ -25,10 +25,15 @@ internal class LiveRuns {
         @Volatile
         var running = true
 
+        /** Whether the studio cancelled it, since it last started or resumed it. */
+        @Volatile
+        var cancelled = false
+
         /** Whether the studio can cancel it (it started, resumed or forked it, and it has not ended). */
         val cancellable: Boolean get() = running && (handle != null || job != null)
 
         fun cancel() {
+            cancelled = true
             handle?.cancel()
             job?.cancel()
         }
@@ -42,6 +47,7 @@ internal class LiveRuns {
     fun begin(runId: String): Run = runs.computeIfAbsent(runId, ::Run).also {
         synchronized(it) {
             it.running = true
+            it.cancelled = false
             it.handle = null
             it.job = null
         }

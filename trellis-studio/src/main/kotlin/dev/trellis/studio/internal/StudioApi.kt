@@ -128,6 +128,12 @@ internal class StudioApi(private val studio: Studio) {
             put("forkedFrom", first?.forkedFrom?.toString())
             put("live", live?.running == true)
             put("cancellable", live?.cancellable == true)
+            // A cancelled run saves no final checkpoint: the store keeps it RUNNING; the studio knows it cancelled it.
+            put(
+                "cancelled",
+                live?.cancelled == true && !live.running && info.latestStatus == "RUNNING" &&
+                    info.leaseExpiresAt?.isAfter(now) != true,
+            )
             put("graphRegistered", studio.graph(info.graphId) != null)
             put("fleet", fleetRow ?: JsonNull)
         }

@@ -43,6 +43,9 @@ internal object EventTimeline {
                 )
             }
             if (event !is RunEvent.NodeEvent) continue
+            // A map task's own execution (`research[2]`): its row shows it, through its nodes' bars; a bar of its own
+            // would sit among the run's, one more `research #1` per task (as the checkpoints of a run never show).
+            if (event.path.endsWith(']')) continue
             val key = event.path to event.execution
 
             fun mark(kind: Kind, label: String) {

@@ -235,11 +235,15 @@ internal fun RunTimeline.childSummary(): Map<String, String> {
     val out = LinkedHashMap<String, String>()
     for (node in graph.nodes) {
         if (node.subgraph == null) continue
-        val inside = bars.filter { it.path.startsWith(node.id + "[") || it.path.startsWith(node.id + "/") }
+        // The executions inside its children (`research[2]/search`, `check/search`), not a task's own bar
+        // (`research[2]`, which the events of a run have).
+        val inside = bars.filter {
+            (it.path.startsWith(node.id + "[") || it.path.startsWith(node.id + "/")) && '/' in it.path
+        }
         if (inside.isEmpty()) continue
-        val rows = inside.map { it.row }.distinct()
+        val tasks = inside.map { it.path.substringBefore('/') }.distinct()
         val counts = inside.groupingBy { it.nodeId }.eachCount().entries.joinToString(", ") { "${it.key} ×${it.value}" }
-        out[node.id] = if (node.isMap) "${rows.size} tasks · $counts" else counts
+        out[node.id] = if (node.isMap) "${tasks.size} tasks · $counts" else counts
     }
     return out
 }

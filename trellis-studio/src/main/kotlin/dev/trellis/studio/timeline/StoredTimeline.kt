@@ -13,7 +13,8 @@ import java.time.Instant
  * Builds a [RunTimeline] from a run's checkpoint history. A checkpoint records, per node, how many executions
  * started and the status of the last one, so an execution is known only to have run between the checkpoint before
  * it and the one that first counts it: its bar spans that interval. The child runs and map tasks a checkpoint holds
- * (their own checkpoint chains) give their executions the same way, in lanes of their own. Attempts, retries,
+ * (their own checkpoint chains) give their executions the same way, in lanes of their own. The budget's meter
+ * totals and the compensations' outcomes are marked at the checkpoint that first records them. Attempts, retries,
  * custom events and the exact times are not stored.
  */
 internal object StoredTimeline {
@@ -47,8 +48,35 @@ internal object StoredTimeline {
         val run = Progress(history.first().createdAt)
         val children = HashMap<String, Progress>()
         val pendingInterrupts = HashSet<String>()
+        var meters = emptyMap<String, String>()
+        val compensations = HashMap<Pair<String, Int>, String>()
         for ((record, payload) in history.zip(decoded)) {
+            val counted = spans.size
             count(payload.nodes, "", run, record.createdAt, spans)
+            if (payload.meters.isNotEmpty() && payload.meters != meters) {
+                // The totals grew: charged by the executions this checkpoint records (the last of them, when several).
+                val by = spans.subList(counted, spans.size).lastOrNull()
+                marks += TimelineMark(
+                    Kind.BUDGET,
+                    record.createdAt,
+                    by?.nodeId,
+                    by?.execution ?: 0,
+                    "totals ${text(payload.meters)}" + (if (meters.isEmpty()) "" else " (were ${text(meters)})"),
+                    by?.path,
+                )
+                meters = payload.meters
+            }
+            for (c in payload.compensations) {
+                if (compensations.put(c.path to c.execution, c.status) == c.status) continue
+                val nodeId = c.path.substringAfterLast('/')
+                val (kind, label) = when (c.status) {
+                    "STARTED" -> Kind.COMPENSATION to "compensating"
+                    "COMPLETED" -> Kind.COMPENSATION to "compensated"
+                    "FAILED" -> Kind.FAILURE to "compensation failed: ${c.error}"
+                    else -> Kind.COMPENSATION to "compensation ${c.status.lowercase()}"
+                }
+                marks += TimelineMark(kind, record.createdAt, nodeId, c.execution, label, c.path)
+            }
             for ((key, chain) in payload.children) {
                 val prefix = childPath(key)
                 val progress = children.getOrPut(prefix) { Progress(run.previous) }
@@ -79,6 +107,7 @@ internal object StoredTimeline {
             )
             run.previous = record.createdAt
         }
+        coverChildren(graph, spans)
         val rows = spans.map { it.path.substringBeforeLast('/', "") }
         val lanes = assignLanes(rows, spans.map { it.start }, spans.map { it.end })
         val bars = spans.mapIndexed { i, s ->
@@ -140,6 +169,32 @@ internal object StoredTimeline {
             progress.statuses[key] = status
         }
     }
+
+    /**
+     * A map or subgraph node's execution began before its children's: its span starts no later than the first child
+     * execution counted since its previous execution ended (the checkpoint that counts it comes after them all).
+     */
+    private fun coverChildren(graph: Graph, spans: MutableList<Span>) {
+        for (node in graph.nodes) {
+            if (node.subgraph == null) continue
+            var since: Instant? = null
+            for ((i, s) in spans.withIndex()) {
+                if (s.path != node.id) continue
+                val first = spans.filter {
+                    (it.path.startsWith(node.id + "[") || it.path.startsWith(node.id + "/")) &&
+                        it.start < s.end && (since == null || it.start >= since)
+                }.minOfOrNull { it.start }
+                if (first != null &&
+                    first < s.start
+                ) {
+                    spans[i] = Span(s.nodeId, s.path, s.execution, first, s.end, s.status)
+                }
+                since = s.end
+            }
+        }
+    }
+
+    private fun text(meters: Map<String, String>) = meters.entries.joinToString { "${it.key} ${it.value}" }
 
     /** The path prefix of a child key: `research#1[3]` is task 3 of `research` (`research[3]`), `review#2` a child run. */
     internal fun childPath(key: String): String {

@@ -179,8 +179,8 @@ internal object TimelineHtml {
                 .append("\" width=\"10\" height=\"14\" rx=\"2\"/>")
             Kind.BUDGET -> append("<path d=\"M ").append(fmt(x - 4)).append(' ').append(fmt(y + 4))
                 .append(" l 8 0 l 0 -8 z\"/>")
-            Kind.COMPENSATION -> append("<path d=\"M ").append(fmt(x + 5)).append(' ').append(fmt(y))
-                .append(" l -10 -5 l 0 10 z\"/>")
+            Kind.COMPENSATION -> append("<path d=\"M ").append(fmt(x - 5)).append(' ').append(fmt(y))
+                .append(" l 10 -5 l 0 10 z\"/>") // ◀, as the legend says: undoing
         }
         append("</g>\n")
     }

@@ -13,7 +13,9 @@
       run = r;
       document.getElementById('run-id').textContent = r.runId;
       const st = document.getElementById('run-status');
-      st.innerHTML = ''; st.appendChild(Studio.badge(r.status, r.live)); st.setAttribute('data-status', r.status);
+      // A run this studio cancelled is RUNNING in the store (no final checkpoint): shown as what it is.
+      const shown = r.cancelled ? 'CANCELLED' : r.status;
+      st.innerHTML = ''; st.appendChild(Studio.badge(shown, r.live)); st.setAttribute('data-status', shown);
       document.getElementById('meta').textContent = 'graph ' + r.graphId + (r.graphVersion != null ? ' v' + r.graphVersion : '') +
         ' · started ' + Studio.time(r.startedAt) + ' · ' + Studio.ms(r.durationMs) + ' · ' + r.checkpoints + ' checkpoint(s)' +
         (r.owner ? ' · owner ' + r.owner + (r.leaseLive ? ' (lease live)' : ' (lease lapsed)') : '') +

@@ -1,4 +1,4 @@
-// The runs page: one page of runs from GET /api/v1/runs, filtered by status and graph, paged by run id.
+// The runs page: one page of runs from GET /api/v1/runs, filtered by status and graph, newest first, paged.
 (function () {
   const params = new URLSearchParams(location.search);
   const status = document.getElementById('status');
@@ -84,7 +84,7 @@
     const link = Studio.el('a', { href: '/run?id=' + encodeURIComponent(r.runId) }, r.runId);
     tr.appendChild(Studio.el('td', {}, link));
     tr.appendChild(Studio.el('td', {}, (r.graphId || '—') + (r.graphVersion != null ? ' v' + r.graphVersion : '')));
-    tr.appendChild(Studio.el('td', {}, Studio.badge(r.status, r.live)));
+    tr.appendChild(Studio.el('td', {}, Studio.badge(r.cancelled ? 'CANCELLED' : r.status, r.live)));
     tr.appendChild(Studio.el('td', {}, Studio.time(r.startedAt)));
     tr.appendChild(Studio.el('td', {}, Studio.ms(r.durationMs)));
     tr.appendChild(Studio.el('td', { class: 'error-cell' }, r.error || ''));
