@@ -9,6 +9,7 @@ import dev.trellis.runtime.Status;
 import dev.trellis.temporal.TemporalRunResult;
 import dev.trellis.temporal.TemporalRunner;
 import dev.trellis.temporal.TemporalWorkers;
+import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +32,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * (one worker, the same JVM), one run per invocation. Each node is one activity: (time(10) − time(1)) / 9 is the
  * cost of a node on Temporal (its activity task, the workflow task that records its completion and the history
  * events), the rest the cost of starting and ending a workflow. Compare with {@link ChainBench} for the local runtime.
+ *
+ * <p>The test server runs in real time, without time skipping: nothing here waits on a timer, and with time skipping
+ * a blocking {@code getResult} lets the server jump to its next timer whenever no task holds its clock — the ten-year
+ * run timeouts of the runs before, which it does not cancel when a run completes — so its clock runs about ten years
+ * ahead per few runs. Some 290 years ahead, the SDK's end-to-end latency metric (wall clock minus the run's start in
+ * server time) overflows and fails every workflow task that completes a run: the run never ends, the benchmark hangs
+ * in {@code getResult} (a plain one-activity Temporal workflow does the same after about 60 runs).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -60,7 +68,8 @@ public class TemporalNodeBench {
             if (i > 0) builder.edge("n" + (i - 1), "n" + i);
         }
         graph = builder.start("n0").build();
-        env = TestWorkflowEnvironment.newInstance();
+        env = TestWorkflowEnvironment.newInstance(
+                TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
         TemporalWorkers.register(env.newWorker(QUEUE), List.of(graph));
         env.start();
         runner = new TemporalRunner(env.getWorkflowClient(), QUEUE);
