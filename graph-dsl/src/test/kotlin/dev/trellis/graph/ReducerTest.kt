@@ -120,6 +120,23 @@ class ReducerTest : FunSpec({
         append.reduce(left, emptyList()) shouldBeSameInstanceAs left
     }
 
+    test("append results serialize like a plain list, with their own elements only") {
+        val append = Reducer.append<String?>()
+        val older = append.reduce(emptyList(), listOf("a", null))
+        val newer = append.reduce(older, listOf("b")) // shares the older value's buffer
+        for ((value, expected) in listOf(older to listOf("a", null), newer to listOf("a", null, "b"))) {
+            val bytes = java.io.ByteArrayOutputStream()
+            java.io.ObjectOutputStream(bytes).use { it.writeObject(value) }
+            val back = java.io.ObjectInputStream(
+                java.io.ByteArrayInputStream(bytes.toByteArray()),
+            ).use { it.readObject() }
+            back shouldBe expected
+            back.hashCode() shouldBe expected.hashCode()
+            @Suppress("PLATFORM_CLASS_MAPPED_TO_KOTLIN", "UNCHECKED_CAST")
+            shouldThrow<UnsupportedOperationException> { (back as java.util.List<String?>).add("c") }
+        }
+    }
+
     test("merge adds the update's entries, replacing those with the same key") {
         checkAll(
             Arb.map(Arb.string(0..3), Arb.int(), maxSize = 10),

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater
 internal class AppendList<E> private constructor(
     private val buffer: Buffer,
     override val size: Int,
-) : AbstractList<E>(), RandomAccess {
+) : AbstractList<E>(), RandomAccess, java.io.Serializable {
     /** A shared array and how many of its slots have been handed out. */
     internal class Buffer(
         @JvmField val slots: Array<Any?>,
@@ -34,6 +34,12 @@ internal class AppendList<E> private constructor(
         }
         return buffer.slots[index] as E
     }
+
+    /**
+     * Java serialization writes a plain unmodifiable list of the elements (the buffer is shared and not this value's
+     * alone), so that a serialized value reads back as a list equal to this one, without the buffer's spare slots.
+     */
+    private fun writeReplace(): Any = java.util.Collections.unmodifiableList(ArrayList(this))
 
     /** This list followed by [update]'s elements. */
     fun plus(update: List<E>): AppendList<E> {

@@ -29,6 +29,9 @@ internal class Outbox(
         log?.add(event)
     }
 
+    /** Whether [flush] would wait for the reader now. */
+    val full: Boolean get() = log?.full == true
+
     /** Waits while the reader is [EVENT_BUFFER] events behind (backpressure), not cancellably. */
     suspend inline fun flush() {
         val log = log ?: return

@@ -293,18 +293,19 @@ internal open class Execution(
     /**
      * Runs the execution: one attempt in one frame in the common case, else [runAttempts] (`policies/Retry.kt`),
      * until one attempt succeeds, the retry policy gives up, or the coroutine is cancelled (then [status] is
-     * CANCELLED and the cancellation is rethrown).
+     * CANCELLED and the cancellation is rethrown). Its duration counts from [start], a reading of [Engine.nanoTime]:
+     * now, unless the driver passes the end of the execution it completed just before (`scheduling/Drive.kt`).
      */
-    suspend inline fun run() {
-        if (timeout == null && (isMapNode || retry.maxAttempts == 1)) runOnce() else runAttempts()
+    suspend inline fun run(start: Long = engine.nanoTime()) {
+        if (timeout == null && (isMapNode || retry.maxAttempts == 1)) runOnce(start) else runAttempts(start)
     }
 
     /**
      * The common case: one attempt, no timeout; inline, so that it takes no suspend frame of its own (its caller's
-     * frame is made once per run, not per step).
+     * frame is made once per run, not per step). [start] is the clock reading ([Engine.nanoTime]) it starts at.
      */
-    suspend inline fun runOnce() {
-        durationNanos = engine.nanoTime() // the start time until the end
+    suspend inline fun runOnce(start: Long) {
+        durationNanos = start // the start time until the end
         try {
             // A plain node's body directly; a composite node's spec is run by [invokeBody] without the body's frame.
             if (engine.interceptors == null && task < 0 && node.composite == null) node.body(this) else invokeBody(this)

@@ -27,7 +27,8 @@ internal object StallMonitor {
 
     /** Watches [driveRight] until its queue is empty or its run ended; nothing when it is watched already. */
     fun watch(driveRight: DriveRight) {
-        if (!driveRight.watching.compareAndSet(false, true)) return
+        // A plain read first: a worker of a wide fan-out calls this per node, and the run is then watched already.
+        if (driveRight.watching.get() || !driveRight.watching.compareAndSet(false, true)) return
         driveRight.pollsSeen = -1
         watched.offer(driveRight)
         val monitor = thread

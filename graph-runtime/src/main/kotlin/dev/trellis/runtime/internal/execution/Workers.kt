@@ -65,7 +65,7 @@ internal suspend fun Engine.work(scope: CoroutineScope, driveRight: DriveRight, 
             if (driveRight.leave()) launchRunner(scope, driveRight)
             return
         }
-        driveRight.polls++
+        driveRight.countPoll()
         val long = costs == null || costs.get(execution.index) > QUICK_START_NANOS
         if (long && loop) {
             childScope!!.launch { startTimed(scope, driveRight, execution) }
@@ -90,6 +90,8 @@ private fun Engine.startTimed(scope: CoroutineScope, driveRight: DriveRight, exe
     val costs = startCosts
     val index = execution.index
     val started = System.nanoTime()
+    // The execution starts at this reading too (the node's coroutine starts now, undispatched: [runNode]).
+    execution.durationNanos = started
     startNode(scope, driveRight, execution)
     val cost = System.nanoTime() - started
     val previous = costs.get(index)

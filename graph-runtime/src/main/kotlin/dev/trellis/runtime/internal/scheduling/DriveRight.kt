@@ -7,6 +7,7 @@ import kotlinx.coroutines.channels.Channel
 import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater
 import kotlin.time.Duration
 import kotlin.time.Duration.Companion.milliseconds
 
@@ -75,9 +76,18 @@ internal class DriveRight {
      */
     fun needsRunner(): Boolean = !queue.isEmpty() && workers.get() == 0 && workers.compareAndSet(0, 1)
 
-    /** Counts polls of [queue]; the [StallMonitor] compares two readings (racy increments still change it). */
+    /**
+     * Counts polls of [queue]; the [StallMonitor] compares two readings (racy increments still change it). Read
+     * volatile, written with a release store ([countPoll]): no fence per poll.
+     */
     @Volatile
+    @JvmField
     var polls: Int = 0
+
+    /** Counts a poll of [queue] ([polls]). */
+    fun countPoll() {
+        POLLS.lazySet(this, polls + 1)
+    }
 
     /** The [StallMonitor]'s last reading of [polls]. */
     var pollsSeen: Int = -1
@@ -115,3 +125,7 @@ internal class DriveRight {
         wake.trySend(Unit)
     }
 }
+
+/** [DriveRight.polls]'s release stores. */
+private val POLLS: AtomicIntegerFieldUpdater<DriveRight> =
+    AtomicIntegerFieldUpdater.newUpdater(DriveRight::class.java, "polls")

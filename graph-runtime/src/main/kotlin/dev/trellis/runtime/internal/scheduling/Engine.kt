@@ -287,6 +287,14 @@ internal class Engine(
     /** How many executions the driver queued in its current [startReady] (the driver's alone). */
     var queuedByDriver = 0
 
+    /**
+     * When the node the driver ran inline last ended ([nanoTime]), while its current [startReady] has done nothing
+     * since that may wait (a checkpoint, a slow event reader); else [NO_READING]. The next node it runs inline in that
+     * pass starts at this reading instead of a new one: one clock reading per step of a chain or loop, not two (the
+     * driver's own work between them — merge, edges — is counted in the next node's duration; `Drive.kt`).
+     */
+    var lastEnd = NO_READING
+
     /** Node coroutines are children of the loop's scope on [childContext], combined once per run. */
     var childScope: CoroutineScope? = null
 
@@ -392,6 +400,9 @@ internal class Engine(
         storeFault,
     )
 }
+
+/** [Engine.lastEnd] when there is no reading to share. */
+internal const val NO_READING = Long.MIN_VALUE
 
 /** [Engine.currentState]'s release stores. */
 private val STATE: AtomicReferenceFieldUpdater<Engine, State> =

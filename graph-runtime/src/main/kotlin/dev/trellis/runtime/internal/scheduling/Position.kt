@@ -58,14 +58,14 @@ internal class Position(private val size: Int, keyCount: Int, private val channe
     fun markReady(i: Int) {
         if (isReady[i]) return
         isReady[i] = true
-        readyQueue[(readyHead + readyCount) % size] = i
+        readyQueue[wrap(readyHead + readyCount)] = i
         readyCount++
         setActive(i, true)
     }
 
     fun pollReady(): Int {
         val i = readyQueue[readyHead]
-        readyHead = (readyHead + 1) % size
+        readyHead = wrap(readyHead + 1)
         readyCount--
         isReady[i] = false
         return i
@@ -193,7 +193,10 @@ internal class Position(private val size: Int, keyCount: Int, private val channe
     fun readyNodes(): IntArray = IntArray(readyCount) { readyAt(it) }
 
     /** The [i]th ready node, in the order they became ready ([readyNodes] without the copy). */
-    fun readyAt(i: Int): Int = readyQueue[(readyHead + i) % size]
+    fun readyAt(i: Int): Int = readyQueue[wrap(readyHead + i)]
+
+    /** A place in the ready queue's ring, [at] < 2 × size: one compare instead of a division per step. */
+    private fun wrap(at: Int): Int = if (at >= size) at - size else at
 
     /** How many nodes hold a trigger. */
     val triggeredSize: Int get() = triggeredCount
