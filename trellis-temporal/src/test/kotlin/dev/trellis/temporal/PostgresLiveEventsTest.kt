@@ -83,7 +83,15 @@ class PostgresLiveEventsTest {
             streamed.map(CrossJvmGraph::describe) shouldBe local.map(CrossJvmGraph::describe)
             local.zip(streamed).all { (l, r) -> CrossJvmGraph.payloadSequenceOk(l, r) } shouldBe true
             streamed.map { it.javaClass.simpleName }.toSet() shouldContainAll
-                setOf("RunStarted", "NodeStarted", "Custom", "NodeRetrying", "NodeCompleted", "EdgeTaken", "RunCompleted")
+                setOf(
+                    "RunStarted",
+                    "NodeStarted",
+                    "Custom",
+                    "NodeRetrying",
+                    "NodeCompleted",
+                    "EdgeTaken",
+                    "RunCompleted",
+                )
             val completed = streamed.last() as RunEvent.RunCompleted
             completed.result.state[CrossJvmGraph.S.log] shouldBe listOf("talked", "last")
             completed.result.node("flaky").attempts shouldBe 2
@@ -96,7 +104,9 @@ class PostgresLiveEventsTest {
 
             // A caller who comes late gets the whole run from its start, through another instance too.
             val late = PostgresLiveEvents(dataSource, table).use { other ->
-                withTimeout(60.seconds) { TemporalRunner(client, QUEUE, other).attach(graph, "cross-jvm-1").events().toList() }
+                withTimeout(
+                    60.seconds,
+                ) { TemporalRunner(client, QUEUE, other).attach(graph, "cross-jvm-1").events().toList() }
             }
             late.map(CrossJvmGraph::describe) shouldBe local.map(CrossJvmGraph::describe)
         }

@@ -7,8 +7,8 @@ import java.util.concurrent.ArrayBlockingQueue
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicLong
 import java.util.concurrent.locks.ReentrantLock
-import kotlin.concurrent.withLock
 import javax.sql.DataSource
+import kotlin.concurrent.withLock
 
 /**
  * The background writer of `PostgresLiveEvents`: [offer] hands an event over without blocking (workflow code calls
