@@ -1,7 +1,6 @@
 package dev.trellis.temporal.internal
 
 import dev.trellis.temporal.LiveEvent
-import java.sql.SQLException
 import java.time.Duration
 import java.util.concurrent.ArrayBlockingQueue
 import java.util.concurrent.TimeUnit
@@ -97,8 +96,9 @@ internal class LiveWriter(
                 pruneIfDue()
             } catch (e: InterruptedException) {
                 if (!running) return
-            } catch (e: SQLException) {
-                // The database refused or is away: the batch is kept and written again after a pause.
+            } catch (e: Exception) {
+                // The database refused or is away (or a driver failed): the batch is kept and written again after a
+                // pause; the thread goes on, so that publishing never stops.
                 LOG.log(System.Logger.Level.WARNING, "Could not write live events to ${table.name}; retrying", e)
                 try {
                     Thread.sleep(pause)
