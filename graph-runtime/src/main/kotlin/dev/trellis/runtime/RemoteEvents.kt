@@ -1,12 +1,16 @@
 package dev.trellis.runtime
 
 import dev.trellis.graph.InternalTrellisApi
+import dev.trellis.graph.StateSchema
+import dev.trellis.runtime.internal.events.EventCodec
 import dev.trellis.runtime.internal.events.EventHead
+import kotlinx.serialization.json.JsonObject
 import java.time.Instant
 
 /**
  * Makes the events of a run whose nodes run elsewhere (trellis-temporal: a node's body on an activity worker, its
- * `emit` streamed live to the caller before the workflow numbers it). Not for users: events are the runtime's.
+ * `emit` streamed live to the caller before the workflow numbers it), and carries events to a caller in another
+ * process ([encode], [decode]). Not for users: events are the runtime's.
  */
 @InternalTrellisApi
 public object RemoteEvents {
@@ -61,4 +65,26 @@ public object RemoteEvents {
             is RunEvent.NodeEvent -> error("unreachable")
         }
     }
+
+    /**
+     * [event] as JSON that [decode] rebuilds in another process: a state by its keys' serializers (as checkpoints
+     * write it), a `Custom` payload as its `toString()`, a `Throwable` as [typeOf] it (its class name by default) and
+     * its message, a terminal event's result as its status, final state, per-node results, duration, errors,
+     * interrupts and meters (`docs/temporal.md`, "Live events across JVMs").
+     */
+    @JvmStatic
+    @JvmOverloads
+    public fun encode(event: RunEvent, typeOf: (Throwable) -> String = { it.javaClass.name }): JsonObject =
+        EventCodec.encode(event, typeOf)
+
+    /**
+     * The event [encode] made, its states read with the keys of [schema] (the run's graph's), each `Throwable`
+     * made by [errorOf] from its type and message; a `Custom` payload is a `String`.
+     *
+     * @throws IllegalArgumentException when [json] is not an encoded event; [CheckpointFormatException] when a state
+     *   value is not one of [schema]'s key's type.
+     */
+    @JvmStatic
+    public fun decode(json: JsonObject, schema: StateSchema, errorOf: (String, String) -> Throwable): RunEvent =
+        EventCodec.decode(json, schema, errorOf)
 }

@@ -1,5 +1,6 @@
 package dev.trellis.temporal
 
+import dev.trellis.graph.Graph
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.MutableStateFlow
 import kotlinx.coroutines.flow.flow
@@ -44,7 +45,8 @@ public class InMemoryLiveEvents @JvmOverloads constructor(
         }
     }
 
-    override fun subscribe(runId: String): Flow<LiveEvent> = flow {
+    /** The events of [runId] as they were published, objects as they are ([graph] is not needed in one JVM). */
+    override fun subscribe(runId: String, graph: Graph): Flow<LiveEvent> = flow {
         val log = log(runId)
         var next = 0
         log.size.collect { size ->

@@ -1,5 +1,6 @@
 package dev.trellis.temporal
 
+import dev.trellis.graph.Graph
 import dev.trellis.runtime.RunEvent
 import kotlinx.coroutines.flow.Flow
 
@@ -12,19 +13,20 @@ import kotlinx.coroutines.flow.Flow
  * passes an event of the workflow on once the workflow task that made it completed ([LiveEvent.task]).
  *
  * Give the same channel to the workers ([TemporalOptions.liveEvents]) and to the runner
- * (`TemporalRunner(client, taskQueue, liveEvents)`). [InMemoryLiveEvents] serves workers and callers in one JVM,
- * the only case served so far: a channel across JVMs would have to rebuild [RunEvent]s, which only the runtime can
- * (`docs/temporal.md`, "Not yet").
+ * (`TemporalRunner(client, taskQueue, liveEvents)`). [InMemoryLiveEvents] serves workers and callers in one JVM;
+ * [PostgresLiveEvents] serves workers and callers in any number of JVMs through a PostgreSQL table (`docs/temporal.md`,
+ * "Live events across JVMs").
  */
 public interface LiveEvents {
     /** Worker side: hands over [event]. Called from workflow code: must neither block nor throw. */
     public fun publish(event: LiveEvent)
 
     /**
-     * Caller side: the events of run [runId] published so far, then those to come, in the order they were
-     * published, repeats included; the flow does not end by itself (the caller stops after the terminal event).
+     * Caller side: the events of run [runId] of [graph] published so far, then those to come, in the order they were
+     * published, repeats included; the flow does not end by itself (the caller stops after the terminal event). A
+     * channel across processes rebuilds the events with [graph]'s state keys (the version the run runs).
      */
-    public fun subscribe(runId: String): Flow<LiveEvent>
+    public fun subscribe(runId: String, graph: Graph): Flow<LiveEvent>
 }
 
 /**

@@ -128,7 +128,7 @@ public class TemporalRun internal constructor(
         return flow {
             val seen = HashSet<EventKey>()
             val commits = TaskCommits(client, runId)
-            val events = live.subscribe(runId).transformWhile { published ->
+            val events = live.subscribe(runId, graph).transformWhile { published ->
                 // An event of a workflow task that failed is not the run's: Temporal discarded that task's work.
                 val task = published.task
                 val committed = task == null || published.key in seen || commits.completed(task)

@@ -12,6 +12,7 @@ import dev.trellis.javaapi.Keys;
 import dev.trellis.runtime.Budget;
 import dev.trellis.runtime.RunEvent;
 import dev.trellis.runtime.Status;
+import dev.trellis.testing.TestPostgres;
 import io.temporal.client.WorkflowClient;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -134,6 +136,34 @@ class JavaTemporalDocsTest {
 
             assertEquals(Map.of("usd", 0.42), meters);
             assertEquals("on Why is the sky blue?", run.awaitBlocking().getState().get(answer));
+        }
+    }
+
+    @Test
+    void liveEventsAcrossJvms() throws Exception {
+        Graph research = JavaGraph.builder("research", schema)
+            .node("search", ctx -> ctx.set(answer, "on " + ctx.get(question)))
+            .start("search")
+            .build();
+        State input = schema.initialState().with(question, "Why is the sky blue?");
+        DataSource dataSource = TestPostgres.INSTANCE.getDataSource();
+        try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+            Worker worker = env.newWorker("research");
+            WorkflowClient client = env.getWorkflowClient();
+
+            // On every worker and every caller, each in its own JVM: the same database (and table).
+            PostgresLiveEvents live = new PostgresLiveEvents(dataSource); // table trellis_live_events
+            TemporalWorkers.register(worker, List.of(research), new TemporalOptions().withLiveEvents(live));
+            env.start();
+            TemporalRunner runner = new TemporalRunner(client, "research", live);
+            runner.start(research, input).eventsPublisher().subscribe(subscriber);
+
+            long deadline = System.nanoTime() + 120_000_000_000L;
+            while (received.stream().noneMatch(RunEvent::isTerminal) && System.nanoTime() < deadline) Thread.sleep(20);
+            RunEvent last = received.get(received.size() - 1);
+            assertTrue(last instanceof RunEvent.RunCompleted, received::toString);
+            assertEquals("on Why is the sky blue?", ((RunEvent.RunCompleted) last).getResult().getState().get(answer));
+            live.close();
         }
     }
 }

@@ -53,7 +53,7 @@ class CommittedEventsTest {
             if (published is RunEvent.NodeStarted && published.path == "left") Thread.sleep(2_000)
         }
 
-        override fun subscribe(runId: String) = inner.subscribe(runId)
+        override fun subscribe(runId: String, graph: Graph) = inner.subscribe(runId, graph)
     }
 
     private val live = InMemoryLiveEvents()
@@ -92,7 +92,7 @@ class CommittedEventsTest {
         val history = env.workflowClient.fetchHistory("phantom-1").events.map { it.eventType }
         history shouldContain EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
         val published = withTimeout(60.seconds) {
-            live.subscribe("phantom-1").transformWhile {
+            live.subscribe("phantom-1", fork).transformWhile {
                 emit(it.event)
                 !(it.event.isTerminal && it.event is RunEvent.RunCompleted)
             }.toList()

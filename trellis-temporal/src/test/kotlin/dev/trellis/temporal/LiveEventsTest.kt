@@ -91,7 +91,7 @@ class LiveEventsTest {
         run.awaitBlocking().status shouldBe Status.COMPLETED
 
         val published = withTimeout(60.seconds) {
-            live.subscribe("live-repeats").transformWhile {
+            live.subscribe("live-repeats", streaming).transformWhile {
                 emit(it)
                 !it.event.isTerminal
             }.toList()

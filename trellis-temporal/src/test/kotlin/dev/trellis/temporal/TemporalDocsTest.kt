@@ -5,10 +5,13 @@ import dev.trellis.graph.StateSchema
 import dev.trellis.graph.graph
 import dev.trellis.graph.stateOf
 import dev.trellis.runtime.Budget
+import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.Status
+import dev.trellis.testing.TestPostgres
 import io.kotest.matchers.shouldBe
 import io.temporal.testing.TestWorkflowEnvironment
 import io.temporal.worker.WorkerFactory
+import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Test
 import java.time.Duration
@@ -148,6 +151,34 @@ class TemporalDocsTest {
             println(run.await().meters) // the run's totals by meter, e.g. {usd=0.42}
 
             run.await().meters shouldBe mapOf("usd" to 0.42)
+        }
+    }
+
+    @Test
+    fun `the live events across JVMs snippet streams through PostgreSQL`(): Unit = runBlocking {
+        val dataSource = TestPostgres.dataSource
+        TestWorkflowEnvironment.newInstance().use { env ->
+            val worker = env.newWorker("research")
+            val client = env.workflowClient
+            val input = stateOf(Research.question to "Why is the sky blue?")
+
+            // On every worker and every caller, each in its own JVM: the same database (and table).
+            val live = PostgresLiveEvents(dataSource) // table trellis_live_events, created when missing
+            TemporalWorkers.register(worker, listOf(research), TemporalOptions(liveEvents = live))
+            env.start()
+            val runner = TemporalRunner(client, "research", live)
+            val events = runner.start(research, input).events().toList() // RunStarted ... RunCompleted, each once
+
+            events.map { it.javaClass.simpleName } shouldBe listOf(
+                "RunStarted",
+                "NodeStarted",
+                "Custom",
+                "NodeCompleted",
+                "RunCompleted",
+            )
+            (events.last() as RunEvent.RunCompleted).result.state[Research.notes] shouldBe
+                "notes on Why is the sky blue?"
+            live.close()
         }
     }
 }
