@@ -194,7 +194,7 @@ internal class PostgresEngine(
         }
     }
 
-    /** Runs [block] on a connection borrowed for it, lent to [borrowed] while it runs: in auto-commit or a transaction. */
+    /** Runs [block] on a connection borrowed for it (lent to [borrowed] meanwhile), in auto-commit or a transaction. */
     private fun <T> onConnection(borrowed: Borrowed, autoCommit: Boolean, block: (Connection) -> T): T =
         dataSource.connection.use { c ->
             borrowed.lend(c)
