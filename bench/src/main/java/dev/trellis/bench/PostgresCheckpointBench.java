@@ -50,6 +50,7 @@ public class PostgresCheckpointBench {
     private String schema;
     private Checkpointing sync;
     private Checkpointing async;
+    private PostgresCheckpointStore store;
     private long counter;
 
     @Setup
@@ -68,7 +69,7 @@ public class PostgresCheckpointBench {
                     + " (set " + URL_VARIABLE + " to its JDBC URL, or leave the benchmark out with -e Postgres)", e);
         }
         schema = "trellis_bench_" + ProcessHandle.current().pid();
-        PostgresCheckpointStore store = new PostgresCheckpointStore(pool, schema);
+        store = new PostgresCheckpointStore(pool, schema);
         sync = new Checkpointing(store);
         async = sync.withDurability(Checkpointing.Durability.ASYNC);
         chain = TrellisWorkloads.INSTANCE.chain(TrellisWorkloads.CHAIN);
@@ -104,6 +105,15 @@ public class PostgresCheckpointBench {
     @Benchmark
     public RunResult chainAsync() {
         return TrellisWorkloads.invoke(chain, input, options(async));
+    }
+
+    /**
+     * What a SYNC run of the chain asks of the store, without the runtime: a claim, 102 appends of a 450-char payload
+     * (a step's delta is about that long), the release.
+     */
+    @Benchmark
+    public long storeOnly() {
+        return StoreWorkloads.appendRun(store, "pg-store-" + counter++, TrellisWorkloads.CHAIN + 2, 450);
     }
 
     /** Chain of 100 without checkpoints: the reference. */

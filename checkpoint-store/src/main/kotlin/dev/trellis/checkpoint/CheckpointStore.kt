@@ -15,8 +15,9 @@ import dev.trellis.checkpoint.internal.StoreRules
  * `dev.trellis.checkpoint.sqlite.SqliteCheckpointStore` (artifact `trellis-checkpoint-store-sqlite`: the embedded
  * default; several processes may share the file) and `dev.trellis.checkpoint.postgres.PostgresCheckpointStore`
  * (artifact `trellis-checkpoint-store-postgres`: shared use by many workers).
- * All functions are safe to call concurrently; blocking I/O happens on the store's dispatcher, never on the
- * caller's thread.
+ * All functions are safe to call concurrently; blocking I/O happens on the store's dispatcher, except where the SQL
+ * stores run a run's short calls on the caller's thread to save a thread hop (`docs/persistence-stores.md`, "Which
+ * thread runs a call").
  *
  * ```kotlin
  * val store = SqliteCheckpointStore(Path.of("trellis.db"))

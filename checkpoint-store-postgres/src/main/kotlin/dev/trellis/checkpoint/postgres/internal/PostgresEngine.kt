@@ -5,9 +5,16 @@ import dev.trellis.checkpoint.jdbc.Migrations
 import dev.trellis.checkpoint.jdbc.inTransaction
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.InternalCoroutinesApi
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.ensureActive
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
@@ -19,6 +26,8 @@ import java.sql.SQLException
 import java.time.Duration
 import java.util.concurrent.ConcurrentHashMap
 import javax.sql.DataSource
+import kotlin.coroutines.ContinuationInterceptor
+import kotlin.coroutines.CoroutineContext
 
 /**
  * Borrows a connection from [dataSource] per transaction. Before the first one, creates or migrates [schema] under a
@@ -84,7 +93,7 @@ internal class PostgresEngine(
      */
     override suspend fun updateAlone(sql: String, bind: (PreparedStatement) -> Unit): Int {
         migrate()
-        return run(autoCommit = true) { c ->
+        return short(autoCommit = true) { c ->
             c.prepareStatement(bounded.getOrPut(sql) { boundSql + sql }).use { statement ->
                 bind(statement)
                 statement.execute()
@@ -92,6 +101,49 @@ internal class PostgresEngine(
                 statement.updateCount
             }
         }
+    }
+
+    override suspend fun <T> shortTransaction(block: (Connection) -> T): T {
+        migrate()
+        return short(autoCommit = false, block)
+    }
+
+    /**
+     * Runs a short operation ([shortTransaction], [updateAlone]) on the caller's thread when the caller waits on that
+     * thread anyway — its coroutine runs in `runBlocking`, or on [dispatcher] itself — and on [dispatcher] otherwise:
+     * the hop to another thread and back costs two thread wake-ups per operation (and several context switches),
+     * more than the statement itself on a local server (`docs/persistence-stores.md`, "Which thread runs a call").
+     */
+    private suspend fun <T> short(autoCommit: Boolean, block: (Connection) -> T): T {
+        val context = currentCoroutineContext()
+        return if (waitsHere(context)) runHere(context, autoCommit, block) else run(autoCommit, block)
+    }
+
+    /** Whether the caller of [context] blocks its own thread while it waits (`runBlocking`) or is on [dispatcher]. */
+    private fun waitsHere(context: CoroutineContext): Boolean {
+        val interceptor = context[ContinuationInterceptor] ?: return false
+        return interceptor === dispatcher || interceptor.javaClass.name == BLOCKING_EVENT_LOOP
+    }
+
+    /**
+     * [run] on the caller's thread. A cancellation from another thread cancels the running statement as [run]'s does
+     * (again every [CANCEL_RETRY_MILLIS] until the transaction ends, sent from [dispatcher]); the caller's
+     * cancellation wins over the outcome, as in [run].
+     */
+    @OptIn(InternalCoroutinesApi::class)
+    private fun <T> runHere(context: CoroutineContext, autoCommit: Boolean, block: (Connection) -> T): T {
+        val job = context[Job]
+        job?.ensureActive()
+        val borrowed = Borrowed()
+        val watch = job?.invokeOnCompletion(onCancelling = true) { borrowed.cancelUntilDone(dispatcher) }
+        val outcome = try {
+            runCatching { onConnection(borrowed, autoCommit, block) }
+        } finally {
+            borrowed.done()
+            watch?.dispose()
+        }
+        job?.ensureActive()
+        return outcome.getOrThrow()
     }
 
     private suspend fun migrate() {
@@ -128,29 +180,7 @@ internal class PostgresEngine(
         val borrowed = Borrowed()
         // The outcome is returned, never thrown, so that a failure after the caller was cancelled (the statement
         // this cancellation cancelled) does not replace the caller's CancellationException.
-        val work = async(dispatcher) {
-            runCatching {
-                dataSource.connection.use { c ->
-                    borrowed.lend(c)
-                    try {
-                        c.setNetworkTimeout(Runnable::run, networkMillis.toInt())
-                        if (url == null) url = withoutCredentials(c.metaData.url)
-                        if (autoCommit) {
-                            if (!c.autoCommit) c.autoCommit = true
-                            block(c)
-                        } else {
-                            c.autoCommit = false
-                            c.inTransaction { tx ->
-                                bound(tx)
-                                block(tx)
-                            }
-                        }
-                    } finally {
-                        borrowed.giveBack()
-                    }
-                }
-            }
-        }
+        val work = async(dispatcher) { runCatching { onConnection(borrowed, autoCommit, block) } }
         try {
             work.await().getOrThrow()
         } catch (e: CancellationException) {
@@ -163,6 +193,28 @@ internal class PostgresEngine(
             throw e
         }
     }
+
+    /** Runs [block] on a connection borrowed for it (lent to [borrowed] meanwhile), in auto-commit or a transaction. */
+    private fun <T> onConnection(borrowed: Borrowed, autoCommit: Boolean, block: (Connection) -> T): T =
+        dataSource.connection.use { c ->
+            borrowed.lend(c)
+            try {
+                c.setNetworkTimeout(Runnable::run, networkMillis.toInt())
+                if (url == null) url = withoutCredentials(c.metaData.url)
+                if (autoCommit) {
+                    if (!c.autoCommit) c.autoCommit = true
+                    block(c)
+                } else {
+                    c.autoCommit = false
+                    c.inTransaction { tx ->
+                        bound(tx)
+                        block(tx)
+                    }
+                }
+            } finally {
+                borrowed.giveBack()
+            }
+        }
 
     /**
      * The connection a transaction holds, and the only way to cancel its statement. A cancel request reaches the
@@ -184,6 +236,27 @@ internal class PostgresEngine(
                 connection?.unwrap(PGConnection::class.java)?.cancelQuery()
             } catch (_: SQLException) {
                 // The connection is closing or not PostgreSQL's own; the statement timeout still bounds the wait.
+            }
+        }
+
+        @Volatile
+        private var ended = false
+
+        /** Marks the operation run on the caller's thread as ended: [cancelUntilDone] stops. */
+        fun done() {
+            ended = true
+        }
+
+        /**
+         * Cancels the running statement from [dispatcher], again every [CANCEL_RETRY_MILLIS] until [done]: for an
+         * operation on the caller's thread, whose canceller must not block (a cancel request opens a connection).
+         */
+        fun cancelUntilDone(dispatcher: CoroutineDispatcher) {
+            CoroutineScope(dispatcher).launch {
+                while (!ended) {
+                    cancelRunning()
+                    delay(CANCEL_RETRY_MILLIS)
+                }
             }
         }
     }
@@ -223,6 +296,9 @@ internal class PostgresEngine(
     private companion object {
         val SCHEMA_NAME = Regex("[a-z_][a-z0-9_]{0,62}")
         const val CANCEL_RETRY_MILLIS = 100L
+
+        /** The dispatcher of `runBlocking`'s event loop, whose thread waits for the coroutines it runs. */
+        const val BLOCKING_EVENT_LOOP = "kotlinx.coroutines.BlockingEventLoop"
 
         /** How much longer than the statement timeout the client waits for an answer before it drops a connection. */
         const val NETWORK_SLACK_MILLIS = 5_000L
