@@ -1,6 +1,7 @@
 package dev.trellis.langchain4j
 
 import dev.trellis.graph.SurrogateSerializer
+import dev.trellis.runtime.agent.PlainValue
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.SerialName
 import kotlinx.serialization.Serializable
@@ -20,14 +21,8 @@ public class Handoff(
     public val to: String,
     /** Why, in the words of the model or of the rule. */
     public val reason: String,
-) {
-    private fun properties(): List<String> = listOf(from, to, reason)
-
-    override fun equals(other: Any?): Boolean = other is Handoff && other.properties() == properties()
-
-    override fun hashCode(): Int = properties().hashCode()
-
-    override fun toString(): String = "Handoff(from=$from, to=$to, reason=$reason)"
+) : PlainValue() {
+    override fun properties(): List<Pair<String, Any?>> = listOf("from" to from, "to" to to, "reason" to reason)
 
     /** The serializer. */
     public companion object {
@@ -68,12 +63,8 @@ public class HandoffTarget(
     public val to: String,
     /** Why; recorded in the [Handoff] and told to the conversation. */
     public val reason: String,
-) {
-    override fun equals(other: Any?): Boolean = other is HandoffTarget && other.to == to && other.reason == reason
-
-    override fun hashCode(): Int = listOf(to, reason).hashCode()
-
-    override fun toString(): String = "HandoffTarget(to=$to, reason=$reason)"
+) : PlainValue() {
+    override fun properties(): List<Pair<String, Any?>> = listOf("to" to to, "reason" to reason)
 }
 
 /**

@@ -6,6 +6,7 @@ import dev.langchain4j.data.message.ChatMessage
 import dev.langchain4j.data.message.SystemMessage
 import dev.langchain4j.data.message.ToolExecutionResultMessage
 import dev.langchain4j.data.message.UserMessage
+import dev.trellis.runtime.agent.PlainValue
 import kotlinx.serialization.KSerializer
 
 /**
@@ -19,7 +20,7 @@ import kotlinx.serialization.KSerializer
  * Only text is kept: a user message with images or other content fails [of] with the fix (keep such content
  * outside the state and refer to it by id).
  */
-public sealed class Message {
+public sealed class Message : PlainValue() {
     /** The message in LangChain4j's form. */
     public abstract fun toChatMessage(): ChatMessage
 
@@ -30,11 +31,7 @@ public sealed class Message {
     ) : Message() {
         override fun toChatMessage(): ChatMessage = SystemMessage.from(text)
 
-        override fun equals(other: Any?): Boolean = other is System && other.text == text
-
-        override fun hashCode(): Int = text.hashCode()
-
-        override fun toString(): String = "System(text=$text)"
+        override fun properties(): List<Pair<String, Any?>> = listOf("text" to text)
     }
 
     /** What the user said. */
@@ -44,11 +41,7 @@ public sealed class Message {
     ) : Message() {
         override fun toChatMessage(): ChatMessage = UserMessage.from(text)
 
-        override fun equals(other: Any?): Boolean = other is User && other.text == text
-
-        override fun hashCode(): Int = text.hashCode()
-
-        override fun toString(): String = "User(text=$text)"
+        override fun properties(): List<Pair<String, Any?>> = listOf("text" to text)
     }
 
     /** The model's answer: text, tool calls, or both. */
@@ -64,11 +57,7 @@ public sealed class Message {
             else -> AiMessage.from(text, toolCalls.map { it.toRequest() })
         }
 
-        override fun equals(other: Any?): Boolean = other is Ai && other.text == text && other.toolCalls == toolCalls
-
-        override fun hashCode(): Int = listOf(text, toolCalls).hashCode()
-
-        override fun toString(): String = "Ai(text=$text, toolCalls=$toolCalls)"
+        override fun properties(): List<Pair<String, Any?>> = listOf("text" to text, "toolCalls" to toolCalls)
     }
 
     /** The result of one tool call, answering the [ToolCall] with the same [id]. */
@@ -82,13 +71,7 @@ public sealed class Message {
     ) : Message() {
         override fun toChatMessage(): ChatMessage = ToolExecutionResultMessage.from(id, toolName, text)
 
-        private fun properties(): List<Any?> = listOf(id, toolName, text)
-
-        override fun equals(other: Any?): Boolean = other is ToolResult && other.properties() == properties()
-
-        override fun hashCode(): Int = properties().hashCode()
-
-        override fun toString(): String = "ToolResult(id=$id, toolName=$toolName, text=$text)"
+        override fun properties(): List<Pair<String, Any?>> = listOf("id" to id, "toolName" to toolName, "text" to text)
     }
 
     /** Converts LangChain4j messages; the serializer. */
@@ -136,18 +119,12 @@ public class ToolCall(
     public val name: String,
     /** The arguments, a JSON object as text. */
     public val arguments: String,
-) {
+) : PlainValue() {
     /** The call in LangChain4j's form. */
     public fun toRequest(): ToolExecutionRequest =
         ToolExecutionRequest.builder().id(id).name(name).arguments(arguments).build()
 
-    private fun properties(): List<Any?> = listOf(id, name, arguments)
-
-    override fun equals(other: Any?): Boolean = other is ToolCall && other.properties() == properties()
-
-    override fun hashCode(): Int = properties().hashCode()
-
-    override fun toString(): String = "ToolCall(id=$id, name=$name, arguments=$arguments)"
+    override fun properties(): List<Pair<String, Any?>> = listOf("id" to id, "name" to name, "arguments" to arguments)
 
     /** Converts LangChain4j tool calls; the serializer. */
     public companion object {

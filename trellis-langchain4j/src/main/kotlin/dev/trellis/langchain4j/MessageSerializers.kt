@@ -1,65 +1,45 @@
 package dev.trellis.langchain4j
 
-import dev.trellis.graph.SurrogateSerializer
+import dev.trellis.runtime.agent.StoredMessageKinds
+import dev.trellis.runtime.agent.StoredMessageVisitor
+import dev.trellis.runtime.agent.storedMessageSerializer
+import dev.trellis.runtime.agent.storedToolCallSerializer
 import kotlinx.serialization.KSerializer
-import kotlinx.serialization.SerialName
-import kotlinx.serialization.Serializable
 
 /*
- * The serializers of Message and ToolCall. Those are plain classes (a data class's `copy` and `componentN` are not
- * API); their form in the state and in checkpoints is the one they had as `@Serializable` data classes, kept by these
- * forms with the same serial names, properties, defaults and order, so conversations saved before still decode.
+ * The serializers of Message and ToolCall: the form all model adapters keep chat messages in (graph-runtime's
+ * `dev.trellis.runtime.agent`), the one these classes had as `@Serializable` data classes, so conversations saved
+ * before still decode. This module maps its classes to the stored kinds.
  */
 
-@Serializable
-@SerialName("dev.trellis.langchain4j.ToolCall")
-private class ToolCallForm(val id: String, val name: String, val arguments: String) {
-    fun toCall(): ToolCall = ToolCall(id, name, arguments)
-}
+private object Kinds : StoredMessageKinds<Message, ToolCall> {
+    override fun system(text: String): Message = Message.System(text)
 
-private fun ToolCall.toForm(): ToolCallForm = ToolCallForm(id, name, arguments)
+    override fun user(text: String): Message = Message.User(text)
 
-@Serializable
-@SerialName("dev.trellis.langchain4j.Message")
-private sealed class MessageForm {
-    abstract fun toMessage(): Message
+    override fun ai(text: String?, toolCalls: List<ToolCall>): Message = Message.Ai(text, toolCalls)
 
-    @Serializable
-    @SerialName("system")
-    class System(val text: String) : MessageForm() {
-        override fun toMessage(): Message = Message.System(text)
+    override fun toolResult(id: String, toolName: String, text: String): Message = Message.ToolResult(
+        id,
+        toolName,
+        text,
+    )
+
+    override fun toolCall(id: String, name: String, arguments: String): ToolCall = ToolCall(id, name, arguments)
+
+    override fun parts(call: ToolCall): Triple<String, String, String> = Triple(call.id, call.name, call.arguments)
+
+    override fun <R> kind(message: Message, to: StoredMessageVisitor<ToolCall, R>): R = when (message) {
+        is Message.System -> to.system(message.text)
+        is Message.User -> to.user(message.text)
+        is Message.Ai -> to.ai(message.text, message.toolCalls)
+        is Message.ToolResult -> to.toolResult(message.id, message.toolName, message.text)
     }
-
-    @Serializable
-    @SerialName("user")
-    class User(val text: String) : MessageForm() {
-        override fun toMessage(): Message = Message.User(text)
-    }
-
-    @Serializable
-    @SerialName("ai")
-    class Ai(val text: String? = null, val toolCalls: List<ToolCallForm> = emptyList()) : MessageForm() {
-        override fun toMessage(): Message = Message.Ai(text, toolCalls.map { it.toCall() })
-    }
-
-    @Serializable
-    @SerialName("tool")
-    class ToolResult(val id: String, val toolName: String, val text: String) : MessageForm() {
-        override fun toMessage(): Message = Message.ToolResult(id, toolName, text)
-    }
-}
-
-private fun Message.toForm(): MessageForm = when (this) {
-    is Message.System -> MessageForm.System(text)
-    is Message.User -> MessageForm.User(text)
-    is Message.Ai -> MessageForm.Ai(text, toolCalls.map { it.toForm() })
-    is Message.ToolResult -> MessageForm.ToolResult(id, toolName, text)
 }
 
 /** [Message]'s serializer: a JSON object tagged by its kind, `{"type":"user","text":"Hi"}`. */
-internal val messageSerializer: KSerializer<Message> =
-    SurrogateSerializer(MessageForm.serializer(), { it.toForm() }, { it.toMessage() })
+internal val messageSerializer: KSerializer<Message> = storedMessageSerializer("dev.trellis.langchain4j.Message", Kinds)
 
 /** [ToolCall]'s serializer: `{"id":…,"name":…,"arguments":…}`. */
 internal val toolCallSerializer: KSerializer<ToolCall> =
-    SurrogateSerializer(ToolCallForm.serializer(), { it.toForm() }, { it.toCall() })
+    storedToolCallSerializer("dev.trellis.langchain4j.ToolCall", Kinds)

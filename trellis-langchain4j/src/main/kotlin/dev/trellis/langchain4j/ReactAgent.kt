@@ -9,8 +9,11 @@ import dev.trellis.graph.NodeRef
 import dev.trellis.graph.Retry
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
-import dev.trellis.graph.graph
 import dev.trellis.runtime.agent.AgentEvent
+import dev.trellis.runtime.agent.ReactAnswer
+import dev.trellis.runtime.agent.ReactKeys
+import dev.trellis.runtime.agent.reactGraph
+import dev.trellis.runtime.agent.reactModelNode
 
 /**
  * The state of a [reactAgent] graph: the [messages] of the conversation (start a run with the user's question
@@ -124,31 +127,30 @@ private fun reactGraph(
     id: String,
     toolRetry: Retry?,
     maxParallelTools: Int,
-): Graph {
-    require(maxSteps >= 1) { "maxSteps is $maxSteps; a ReAct agent needs at least 1 model call." }
-    return graph(id, AgentState) {
-        val callModel = agentModelNode(id, call, tools.specifications, maxSteps, system)
-        val runTools =
-            toolNode(
-                "tools",
-                tools,
-                AgentState.toolCalls,
-                AgentState.messages,
-                maxConcurrency = maxParallelTools,
-                retry = toolRetry,
-            )
-        start(callModel)
-        callModel.route(runTools, END) { if (it[AgentState.toolCalls].isEmpty()) END else runTools }
-        runTools then callModel
-        config { maxNodeExecutions = maxOf(maxNodeExecutions, 2 * maxSteps + 1) }
-    }
-}
+): Graph = reactGraph(
+    id,
+    AgentState,
+    agentKeys,
+    maxSteps,
+    { agentModelNode(id, call, tools.specifications, maxSteps, system) },
+    {
+        toolNode(
+            "tools",
+            tools,
+            AgentState.toolCalls,
+            AgentState.messages,
+            maxConcurrency = maxParallelTools,
+            retry = toolRetry,
+        )
+    },
+)
+
+private val agentKeys = ReactKeys(AgentState.messages, AgentState.toolCalls, AgentState.steps, AgentState.answer)
 
 /**
- * Declares node `model` of an agent graph [agent] over [AgentState]: calls the model ([call]) with the conversation (after
- * [system]) and [specifications]; appends the answer, writes its tool calls, counts the step, and writes the answer's
- * text to [AgentState.answer] when it has no tool calls. Tool calls at step [maxSteps] fail the call with
- * [StepBudgetExceededException].
+ * Declares node `model` of an agent graph [agent] over [AgentState] (the shared ReAct model node): calls the model
+ * ([call]) with the conversation (after [system]) and [specifications]; tool calls at step [maxSteps] fail the call
+ * with [StepBudgetExceededException].
  */
 internal fun GraphBuilder.agentModelNode(
     agent: String,
@@ -157,16 +159,16 @@ internal fun GraphBuilder.agentModelNode(
     maxSteps: Int,
     system: String?,
     id: String = "model",
-): NodeRef = node(id, description = "model with tools ${specifications.map { it.name() }}") {
-    val step = get(AgentState.steps) + 1
-    val ai = callWithTools(call, specifications, get(AgentState.messages), system)
-    if (ai.toolCalls.isNotEmpty() && step >= maxSteps) {
-        throw StepBudgetExceededException(agent, maxSteps, ai.toolCalls.map { it.name })
-    }
-    set(AgentState.messages, listOf(ai))
-    set(AgentState.toolCalls, ai.toolCalls)
-    set(AgentState.steps, step)
-    if (ai.toolCalls.isEmpty()) set(AgentState.answer, ai.text.orEmpty())
+): NodeRef = reactModelNode(
+    agent,
+    agentKeys,
+    maxSteps,
+    "model with tools ${specifications.map { it.name() }}",
+    ::StepBudgetExceededException,
+    id,
+) { history ->
+    val ai = callWithTools(call, specifications, history, system)
+    ReactAnswer(ai, ai.text, ai.toolCalls, ai.toolCalls.map { it.name })
 }
 
 /**

@@ -11,9 +11,9 @@ import dev.trellis.graph.NodeRef
 import dev.trellis.graph.NodeScope
 import dev.trellis.graph.Retry
 import dev.trellis.graph.StateKey
-import dev.trellis.runtime.agent.AgentEvent
-import kotlinx.coroutines.Dispatchers
-import kotlinx.coroutines.runInterruptible
+import dev.trellis.runtime.agent.runTool
+import dev.trellis.runtime.agent.toolApprovalQuestion
+import dev.trellis.runtime.agent.toolTasks
 import kotlin.time.Duration
 
 /**
@@ -81,26 +81,26 @@ public fun GraphBuilder.toolNode(
     timeout: Duration? = null,
     retry: Retry? = null,
     description: String? = null,
-): NodeRef = map(
+): NodeRef = toolTasks(
     id,
-    over = toolCalls,
-    maxConcurrency = maxConcurrency,
-    timeout = timeout,
-    retry = retry,
-    description = description ?: "tools ${tools.names}",
-) { call -> set(conversation, listOf(runToolCall(id, tools, call))) }
-
-internal suspend fun NodeScope.runToolCall(node: String, tools: Tools, call: ToolCall): Message.ToolResult {
-    if (tools.requiresApproval(call.name)) {
-        val answer = interrupt(approvalQuestion(call))
-        if (!answer.trim().equals("yes", ignoreCase = true)) {
-            return Message.ToolResult(call.id, call.name, "The user did not allow this call (answer: $answer).")
-        }
-    }
-    emit(AgentEvent.Step(node, "${call.name}(${call.arguments})"))
-    val result = runInterruptible(Dispatchers.IO) { tools.execute(call) }
-    return Message.ToolResult(call.id, call.name, result)
+    toolCalls,
+    conversation,
+    maxConcurrency,
+    timeout,
+    retry,
+    description ?: "tools ${tools.names}",
+) {
+    runToolCall(id, tools, it)
 }
 
+internal suspend fun NodeScope.runToolCall(node: String, tools: Tools, call: ToolCall): Message.ToolResult =
+    Message.ToolResult(
+        call.id,
+        call.name,
+        runTool(node, call.name, call.arguments, tools.requiresApproval(call.name)) {
+            tools.execute(call)
+        },
+    )
+
 /** The question a tool that requires approval asks; answer `yes` to run it. */
-public fun approvalQuestion(call: ToolCall): String = "Run tool ${call.name} with ${call.arguments}? (yes/no)"
+public fun approvalQuestion(call: ToolCall): String = toolApprovalQuestion(call.name, call.arguments)

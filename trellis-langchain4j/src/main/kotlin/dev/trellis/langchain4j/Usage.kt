@@ -5,6 +5,8 @@ import dev.langchain4j.model.chat.request.ChatRequest
 import dev.langchain4j.model.chat.response.ChatResponse
 import dev.langchain4j.model.output.TokenUsage
 import dev.trellis.graph.NodeScope
+import dev.trellis.runtime.agent.TokenMeterSet
+import dev.trellis.runtime.agent.costPerMillionTokens
 
 /**
  * The price of a model call, from the tokens it used, in the unit of the cost meter (dollars, euros, credits).
@@ -22,7 +24,7 @@ public fun interface TokenPrice {
         /** A price per million input tokens ([input]) and per million output tokens ([output]). */
         @JvmStatic
         public fun perMillionTokens(input: Double, output: Double): TokenPrice = TokenPrice { usage ->
-            ((usage.inputTokenCount() ?: 0) * input + (usage.outputTokenCount() ?: 0) * output) / 1_000_000.0
+            costPerMillionTokens(usage.inputTokenCount(), usage.outputTokenCount(), input, output)
         }
     }
 }
@@ -42,58 +44,29 @@ public fun interface TokenPrice {
  * ```
  */
 public class TokenMeters private constructor(
-    /** The meter charged with the input (prompt) tokens, or null. */
-    public val input: String?,
-    /** The meter charged with the output (completion) tokens, or null. */
-    public val output: String?,
-    /** The meter charged with the cost of the call, or null. */
-    public val cost: String?,
-    private val price: TokenPrice?,
-) {
+    input: String?,
+    output: String?,
+    cost: String?,
+    price: TokenPrice?,
+) : TokenMeterSet<TokenPrice>(input, output, cost, price) {
     /** Charges [response]'s token usage through [charge] (a node's `charge`). */
     internal fun charge(response: ChatResponse, charge: (String, Double) -> Unit) {
         val usage = response.tokenUsage() ?: return
-        if (input != null) usage.inputTokenCount()?.let { charge(input, it.toDouble()) }
-        if (output != null) usage.outputTokenCount()?.let { charge(output, it.toDouble()) }
-        if (cost != null && price != null) charge(cost, price.cost(usage))
+        this.charge(usage.inputTokenCount(), usage.outputTokenCount(), { it.cost(usage) }, charge)
     }
 
     /** A builder starting from these meters. */
     public fun toBuilder(): Builder = Builder(input, output, cost, price)
 
-    override fun toString(): String = "TokenMeters(input=$input, output=$output, cost=$cost)"
-
     /** Builds [TokenMeters]; starts from [DEFAULT]. */
     public class Builder internal constructor(
-        private var input: String?,
-        private var output: String?,
-        private var cost: String?,
-        private var price: TokenPrice?,
-    ) {
-        /** The meter of input tokens (null: not charged). */
-        public fun input(meter: String?): Builder = apply { input = checked(meter) }
-
-        /** The meter of output tokens (null: not charged). */
-        public fun output(meter: String?): Builder = apply { output = checked(meter) }
-
-        /** One meter for all tokens, input and output. */
-        public fun tokens(meter: String): Builder = apply {
-            input = checked(meter)
-            output = meter
-        }
-
-        /** Charges the cost of each call, by [price], to [meter]. */
-        public fun cost(meter: String, price: TokenPrice): Builder = apply {
-            cost = checked(meter)
-            this.price = price
-        }
-
-        /** The meters. */
-        public fun build(): TokenMeters = TokenMeters(input, output, cost, price)
-
-        private fun checked(meter: String?): String? = meter.also {
-            require(it == null || it.isNotBlank()) { "A meter name must not be blank." }
-        }
+        input: String?,
+        output: String?,
+        cost: String?,
+        price: TokenPrice?,
+    ) : TokenMeterSet.Builder<TokenPrice, TokenMeters, Builder>(input, output, cost, price) {
+        override fun create(input: String?, output: String?, cost: String?, price: TokenPrice?): TokenMeters =
+            TokenMeters(input, output, cost, price)
     }
 
     /** The usual meters. */

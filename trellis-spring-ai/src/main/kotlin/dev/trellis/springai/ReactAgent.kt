@@ -4,7 +4,10 @@ import dev.trellis.graph.Graph
 import dev.trellis.graph.Retry
 import dev.trellis.graph.StateKey
 import dev.trellis.graph.StateSchema
-import dev.trellis.graph.graph
+import dev.trellis.runtime.agent.ReactAnswer
+import dev.trellis.runtime.agent.ReactKeys
+import dev.trellis.runtime.agent.reactGraph
+import dev.trellis.runtime.agent.reactModelNode
 import org.springframework.ai.chat.model.ChatModel
 
 /**
@@ -78,21 +81,19 @@ private fun reactGraph(
     toolRetry: Retry?,
     maxParallelTools: Int,
     meters: TokenMeters,
-): Graph {
-    require(maxSteps >= 1) { "maxSteps is $maxSteps; a ReAct agent needs at least 1 model call." }
-    return graph(id, AgentState) {
-        val callModel = node("model", description = "model with tools ${tools.names}") {
-            val step = get(AgentState.steps) + 1
-            val ai = callWithTools(source, tools, get(AgentState.messages), system, meters)
-            if (ai.toolCalls.isNotEmpty() && step >= maxSteps) {
-                throw StepBudgetExceededException(id, maxSteps, ai.toolCalls.map { it.name })
-            }
-            set(AgentState.messages, listOf(ai))
-            set(AgentState.toolCalls, ai.toolCalls)
-            set(AgentState.steps, step)
-            if (ai.toolCalls.isEmpty()) set(AgentState.answer, ai.text.orEmpty())
+): Graph = reactGraph(
+    id,
+    AgentState,
+    agentKeys,
+    maxSteps,
+    {
+        reactModelNode(id, agentKeys, maxSteps, "model with tools ${tools.names}", ::StepBudgetExceededException) {
+            val ai = callWithTools(source, tools, it, system, meters)
+            ReactAnswer(ai, ai.text, ai.toolCalls, ai.toolCalls.map { call -> call.name })
         }
-        val runTools = toolNode(
+    },
+    {
+        toolNode(
             "tools",
             tools,
             AgentState.toolCalls,
@@ -100,12 +101,10 @@ private fun reactGraph(
             maxConcurrency = maxParallelTools,
             retry = toolRetry,
         )
-        start(callModel)
-        callModel.route(runTools, END) { if (it[AgentState.toolCalls].isEmpty()) END else runTools }
-        runTools then callModel
-        config { maxNodeExecutions = maxOf(maxNodeExecutions, 2 * maxSteps + 1) }
-    }
-}
+    },
+)
+
+private val agentKeys = ReactKeys(AgentState.messages, AgentState.toolCalls, AgentState.steps, AgentState.answer)
 
 /**
  * Builds a [reactAgent] graph from Java.

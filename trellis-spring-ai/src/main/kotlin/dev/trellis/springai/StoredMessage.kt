@@ -1,5 +1,6 @@
 package dev.trellis.springai
 
+import dev.trellis.runtime.agent.PlainValue
 import kotlinx.serialization.KSerializer
 import org.springframework.ai.chat.messages.AssistantMessage
 import org.springframework.ai.chat.messages.Message
@@ -16,7 +17,7 @@ import org.springframework.ai.chat.messages.UserMessage
  * appends its messages, the checkpoint holds the conversation, and a resumed run continues it. Only text is kept:
  * a user message with media fails [of] with the fix.
  */
-public sealed class StoredMessage {
+public sealed class StoredMessage : PlainValue() {
     /** The message in Spring AI's form. */
     public abstract fun toMessage(): Message
 
@@ -27,11 +28,7 @@ public sealed class StoredMessage {
     ) : StoredMessage() {
         override fun toMessage(): Message = SystemMessage(text)
 
-        override fun equals(other: Any?): Boolean = other is System && other.text == text
-
-        override fun hashCode(): Int = text.hashCode()
-
-        override fun toString(): String = "System(text=$text)"
+        override fun properties(): List<Pair<String, Any?>> = listOf("text" to text)
     }
 
     /** What the user said. */
@@ -41,11 +38,7 @@ public sealed class StoredMessage {
     ) : StoredMessage() {
         override fun toMessage(): Message = UserMessage(text)
 
-        override fun equals(other: Any?): Boolean = other is User && other.text == text
-
-        override fun hashCode(): Int = text.hashCode()
-
-        override fun toString(): String = "User(text=$text)"
+        override fun properties(): List<Pair<String, Any?>> = listOf("text" to text)
     }
 
     /** The model's answer: text, tool calls, or both. */
@@ -62,11 +55,7 @@ public sealed class StoredMessage {
             return builder.build()
         }
 
-        override fun equals(other: Any?): Boolean = other is Ai && other.text == text && other.toolCalls == toolCalls
-
-        override fun hashCode(): Int = listOf(text, toolCalls).hashCode()
-
-        override fun toString(): String = "Ai(text=$text, toolCalls=$toolCalls)"
+        override fun properties(): List<Pair<String, Any?>> = listOf("text" to text, "toolCalls" to toolCalls)
     }
 
     /** The result of one tool call, answering the [ToolCall] with the same [id]. */
@@ -82,13 +71,7 @@ public sealed class StoredMessage {
             .responses(listOf(ToolResponseMessage.ToolResponse(id, toolName, text)))
             .build()
 
-        private fun properties(): List<String> = listOf(id, toolName, text)
-
-        override fun equals(other: Any?): Boolean = other is ToolResult && other.properties() == properties()
-
-        override fun hashCode(): Int = properties().hashCode()
-
-        override fun toString(): String = "ToolResult(id=$id, toolName=$toolName, text=$text)"
+        override fun properties(): List<Pair<String, Any?>> = listOf("id" to id, "toolName" to toolName, "text" to text)
     }
 
     /** Converts Spring AI messages; the serializer. */
@@ -147,17 +130,11 @@ public class ToolCall(
     public val name: String,
     /** The arguments, a JSON object as text. */
     public val arguments: String,
-) {
+) : PlainValue() {
     /** The call in Spring AI's form. */
     public fun toSpring(): AssistantMessage.ToolCall = AssistantMessage.ToolCall(id, "function", name, arguments)
 
-    private fun properties(): List<String> = listOf(id, name, arguments)
-
-    override fun equals(other: Any?): Boolean = other is ToolCall && other.properties() == properties()
-
-    override fun hashCode(): Int = properties().hashCode()
-
-    override fun toString(): String = "ToolCall(id=$id, name=$name, arguments=$arguments)"
+    override fun properties(): List<Pair<String, Any?>> = listOf("id" to id, "name" to name, "arguments" to arguments)
 
     /** Converts Spring AI tool calls; the serializer. */
     public companion object {

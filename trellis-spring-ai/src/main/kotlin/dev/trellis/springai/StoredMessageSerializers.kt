@@ -1,65 +1,46 @@
 package dev.trellis.springai
 
-import dev.trellis.graph.SurrogateSerializer
+import dev.trellis.runtime.agent.StoredMessageKinds
+import dev.trellis.runtime.agent.StoredMessageVisitor
+import dev.trellis.runtime.agent.storedMessageSerializer
+import dev.trellis.runtime.agent.storedToolCallSerializer
 import kotlinx.serialization.KSerializer
-import kotlinx.serialization.SerialName
-import kotlinx.serialization.Serializable
 
 /*
- * The serializers of StoredMessage and ToolCall. Those are plain classes (a data class's `copy` and `componentN` are
- * not API); their form in the state and in checkpoints is the one they had as `@Serializable` data classes, kept by
- * these forms with the same serial names, properties, defaults and order, so conversations saved before still decode.
+ * The serializers of StoredMessage and ToolCall: the form all model adapters keep chat messages in (graph-runtime's
+ * `dev.trellis.runtime.agent`), the one these classes had as `@Serializable` data classes, so conversations saved
+ * before still decode. This module maps its classes to the stored kinds.
  */
 
-@Serializable
-@SerialName("dev.trellis.springai.ToolCall")
-private class ToolCallForm(val id: String, val name: String, val arguments: String) {
-    fun toCall(): ToolCall = ToolCall(id, name, arguments)
-}
+private object Kinds : StoredMessageKinds<StoredMessage, ToolCall> {
+    override fun system(text: String): StoredMessage = StoredMessage.System(text)
 
-private fun ToolCall.toForm(): ToolCallForm = ToolCallForm(id, name, arguments)
+    override fun user(text: String): StoredMessage = StoredMessage.User(text)
 
-@Serializable
-@SerialName("dev.trellis.springai.StoredMessage")
-private sealed class StoredMessageForm {
-    abstract fun toMessage(): StoredMessage
+    override fun ai(text: String?, toolCalls: List<ToolCall>): StoredMessage = StoredMessage.Ai(text, toolCalls)
 
-    @Serializable
-    @SerialName("system")
-    class System(val text: String) : StoredMessageForm() {
-        override fun toMessage(): StoredMessage = StoredMessage.System(text)
+    override fun toolResult(id: String, toolName: String, text: String): StoredMessage = StoredMessage.ToolResult(
+        id,
+        toolName,
+        text,
+    )
+
+    override fun toolCall(id: String, name: String, arguments: String): ToolCall = ToolCall(id, name, arguments)
+
+    override fun parts(call: ToolCall): Triple<String, String, String> = Triple(call.id, call.name, call.arguments)
+
+    override fun <R> kind(message: StoredMessage, to: StoredMessageVisitor<ToolCall, R>): R = when (message) {
+        is StoredMessage.System -> to.system(message.text)
+        is StoredMessage.User -> to.user(message.text)
+        is StoredMessage.Ai -> to.ai(message.text, message.toolCalls)
+        is StoredMessage.ToolResult -> to.toolResult(message.id, message.toolName, message.text)
     }
-
-    @Serializable
-    @SerialName("user")
-    class User(val text: String) : StoredMessageForm() {
-        override fun toMessage(): StoredMessage = StoredMessage.User(text)
-    }
-
-    @Serializable
-    @SerialName("ai")
-    class Ai(val text: String? = null, val toolCalls: List<ToolCallForm> = emptyList()) : StoredMessageForm() {
-        override fun toMessage(): StoredMessage = StoredMessage.Ai(text, toolCalls.map { it.toCall() })
-    }
-
-    @Serializable
-    @SerialName("tool")
-    class ToolResult(val id: String, val toolName: String, val text: String) : StoredMessageForm() {
-        override fun toMessage(): StoredMessage = StoredMessage.ToolResult(id, toolName, text)
-    }
-}
-
-private fun StoredMessage.toForm(): StoredMessageForm = when (this) {
-    is StoredMessage.System -> StoredMessageForm.System(text)
-    is StoredMessage.User -> StoredMessageForm.User(text)
-    is StoredMessage.Ai -> StoredMessageForm.Ai(text, toolCalls.map { it.toForm() })
-    is StoredMessage.ToolResult -> StoredMessageForm.ToolResult(id, toolName, text)
 }
 
 /** [StoredMessage]'s serializer: a JSON object tagged by its kind, `{"type":"user","text":"Hi"}`. */
 internal val storedMessageSerializer: KSerializer<StoredMessage> =
-    SurrogateSerializer(StoredMessageForm.serializer(), { it.toForm() }, { it.toMessage() })
+    storedMessageSerializer("dev.trellis.springai.StoredMessage", Kinds)
 
 /** [ToolCall]'s serializer: `{"id":…,"name":…,"arguments":…}`. */
 internal val toolCallSerializer: KSerializer<ToolCall> =
-    SurrogateSerializer(ToolCallForm.serializer(), { it.toForm() }, { it.toCall() })
+    storedToolCallSerializer("dev.trellis.springai.ToolCall", Kinds)

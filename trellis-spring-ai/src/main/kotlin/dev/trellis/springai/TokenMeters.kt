@@ -1,5 +1,7 @@
 package dev.trellis.springai
 
+import dev.trellis.runtime.agent.TokenMeterSet
+import dev.trellis.runtime.agent.costPerMillionTokens
 import org.springframework.ai.chat.metadata.EmptyUsage
 import org.springframework.ai.chat.metadata.Usage
 import org.springframework.ai.chat.model.ChatResponse
@@ -20,7 +22,7 @@ public fun interface TokenPrice {
         /** A price per million input (prompt) tokens, [input], and per million output (completion) tokens, [output]. */
         @JvmStatic
         public fun perMillionTokens(input: Double, output: Double): TokenPrice = TokenPrice { usage ->
-            (tokens(usage.promptTokens) * input + tokens(usage.completionTokens) * output) / 1_000_000.0
+            costPerMillionTokens(usage.promptTokens, usage.completionTokens, input, output)
         }
     }
 }
@@ -41,14 +43,11 @@ public fun interface TokenPrice {
  * ```
  */
 public class TokenMeters private constructor(
-    /** The meter charged with the input (prompt) tokens, or null. */
-    public val input: String?,
-    /** The meter charged with the output (completion) tokens, or null. */
-    public val output: String?,
-    /** The meter charged with the cost of the call, or null. */
-    public val cost: String?,
-    private val price: TokenPrice?,
-) {
+    input: String?,
+    output: String?,
+    cost: String?,
+    price: TokenPrice?,
+) : TokenMeterSet<TokenPrice>(input, output, cost, price) {
     /** Charges [response]'s usage through [charge] (a node's `charge`). */
     internal fun charge(response: ChatResponse, charge: (String, Double) -> Unit) {
         charge(response.metadata.usage, charge)
@@ -57,47 +56,21 @@ public class TokenMeters private constructor(
     /** Charges [usage] through [charge]; an absent or empty usage charges nothing. */
     internal fun charge(usage: Usage?, charge: (String, Double) -> Unit) {
         if (usage == null || usage is EmptyUsage) return
-        if (input != null && counted(usage.promptTokens)) charge(input, tokens(usage.promptTokens))
-        if (output != null && counted(usage.completionTokens)) charge(output, tokens(usage.completionTokens))
-        if (cost != null && price != null) charge(cost, price.cost(usage))
+        this.charge(usage.promptTokens, usage.completionTokens, { it.cost(usage) }, charge)
     }
 
     /** A builder starting from these meters. */
     public fun toBuilder(): Builder = Builder(input, output, cost, price)
 
-    override fun toString(): String = "TokenMeters(input=$input, output=$output, cost=$cost)"
-
     /** Builds [TokenMeters]; starts from [DEFAULT]. */
     public class Builder internal constructor(
-        private var input: String?,
-        private var output: String?,
-        private var cost: String?,
-        private var price: TokenPrice?,
-    ) {
-        /** The meter of input tokens (null: not charged). */
-        public fun input(meter: String?): Builder = apply { input = checked(meter) }
-
-        /** The meter of output tokens (null: not charged). */
-        public fun output(meter: String?): Builder = apply { output = checked(meter) }
-
-        /** One meter for all tokens, input and output. */
-        public fun tokens(meter: String): Builder = apply {
-            input = checked(meter)
-            output = meter
-        }
-
-        /** Charges the cost of each call, by [price], to [meter]. */
-        public fun cost(meter: String, price: TokenPrice): Builder = apply {
-            cost = checked(meter)
-            this.price = price
-        }
-
-        /** The meters. */
-        public fun build(): TokenMeters = TokenMeters(input, output, cost, price)
-
-        private fun checked(meter: String?): String? = meter.also {
-            require(it == null || it.isNotBlank()) { "A meter name must not be blank; pass null to charge nothing." }
-        }
+        input: String?,
+        output: String?,
+        cost: String?,
+        price: TokenPrice?,
+    ) : TokenMeterSet.Builder<TokenPrice, TokenMeters, Builder>(input, output, cost, price) {
+        override fun create(input: String?, output: String?, cost: String?, price: TokenPrice?): TokenMeters =
+            TokenMeters(input, output, cost, price)
     }
 
     /** The usual meters. */
@@ -115,9 +88,3 @@ public class TokenMeters private constructor(
         public fun builder(): Builder = DEFAULT.toBuilder()
     }
 }
-
-/** Whether a usage reports [count] (some models leave a count out, whatever the types say). */
-private fun counted(count: Int?): Boolean = count != null
-
-/** [count] as an amount; an absent count is 0. */
-private fun tokens(count: Int?): Double = count?.toDouble() ?: 0.0
