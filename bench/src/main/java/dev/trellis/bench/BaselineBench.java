@@ -33,4 +33,13 @@ public class BaselineBench {
     public int launch64Empty() {
         return TrellisWorkloads.launchEmpty(TrellisWorkloads.FAN_OUT);
     }
+
+    /**
+     * The same 64 empty coroutines launched on {@code runBlocking}'s own thread: the floor issue 36's fan-out target is
+     * set against (the fan-out's branches that do not suspend run where the run is driven).
+     */
+    @Benchmark
+    public int launch64OneThread() {
+        return TrellisWorkloads.launchEmptyOnOneThread(TrellisWorkloads.FAN_OUT);
+    }
 }

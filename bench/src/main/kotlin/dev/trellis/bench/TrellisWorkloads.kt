@@ -152,6 +152,16 @@ public object TrellisWorkloads {
         width
     }
 
+    /**
+     * `runBlocking` launching [width] empty coroutines on its own thread (its event loop) and joining them: the floor
+     * of the fan-out workload when its branches do not suspend, as the runtime starts them where the run is driven.
+     */
+    @JvmStatic
+    public fun launchEmptyOnOneThread(width: Int): Int = runBlocking {
+        coroutineScope { repeat(width) { launch { } } }
+        width
+    }
+
     /** The counter of a result. */
     @JvmStatic
     public fun counter(result: RunResult): Int = result.state[BenchState.n]
