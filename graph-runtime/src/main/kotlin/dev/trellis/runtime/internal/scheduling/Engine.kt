@@ -384,21 +384,6 @@ internal class Engine(
     suspend fun releaseLease() {
         if (checkpointer != null) withContext(NonCancellable) { checkpointer.close() }
     }
-
-    /** The run's result, ended with [status]. */
-    fun result(status: Status): RunResult = recorder.result(
-        runId,
-        graph.id,
-        status,
-        currentState,
-        position.counts,
-        startNanos,
-        nanoTime(),
-        childResults ?: emptyMap(),
-        position.meters?.asDoubles() ?: emptyMap(),
-        compensationLog?.results?.toList() ?: emptyList(),
-        storeFault,
-    )
 }
 
 /** [Engine.lastEnd] when there is no reading to share. */

@@ -101,3 +101,18 @@ internal suspend inline fun Engine.runToEnd(noinline onCancelled: (RunResult) ->
     }
     return result
 }
+
+/** The run's result, ended with [status]. */
+internal fun Engine.result(status: Status): RunResult = recorder.result(
+    runId,
+    graph.id,
+    status,
+    currentState,
+    position.counts,
+    segmentStart,
+    nanoTime(),
+    childResults ?: emptyMap(),
+    position.meters?.asDoubles() ?: emptyMap(),
+    compensationLog?.results?.toList() ?: emptyList(),
+    storeFault,
+)
