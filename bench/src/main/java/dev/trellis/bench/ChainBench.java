@@ -1,14 +1,12 @@
 package dev.trellis.bench;
 
 import ai.koog.agents.core.agent.GraphAIAgent;
-import dev.langchain4j.agentic.UntypedAgent;
 import dev.trellis.runtime.RunResult;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
 
 /** Workload 2: a chain of 100 nodes, each incrementing a counter. */
 public class ChainBench extends WorkloadBench {
-    private UntypedAgent agentic;
     private GraphAIAgent<Integer, Integer> koog;
 
     @Setup
@@ -25,12 +23,6 @@ public class ChainBench extends WorkloadBench {
         koog = KoogWorkloads.chain(TrellisWorkloads.CHAIN);
         Check.equal("agentic n", TrellisWorkloads.CHAIN, AgenticWorkloads.invoke(agentic));
         Check.equal("koog n", TrellisWorkloads.CHAIN, KoogWorkloads.run(koog, 0));
-    }
-
-    /** LangChain4j agentic: the sequence or loop agent, `UntypedAgent.invoke(Map)` (see AgenticWorkloads). */
-    @Benchmark
-    public Object agenticInvoke() {
-        return AgenticWorkloads.invoke(agentic);
     }
 
     /** Koog: `GraphAIAgent.run(0)` inside runBlocking (see KoogWorkloads). */

@@ -1,7 +1,6 @@
 package dev.trellis.bench;
 
 import ai.koog.agents.core.agent.GraphAIAgent;
-import dev.langchain4j.agentic.UntypedAgent;
 import dev.trellis.runtime.RunResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +15,6 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /** Workload 3: entry, 64 parallel branches each appending to a reducer key, join. */
 public class FanOutBench extends WorkloadBench {
-    private UntypedAgent agentic;
     private GraphAIAgent<Unit, List<String>> koog;
     private GraphAIAgent<Unit, List<String>> koogUnconfined;
 
@@ -57,12 +55,6 @@ public class FanOutBench extends WorkloadBench {
     @TearDown
     public void tearDown() {
         executor.shutdownNow();
-    }
-
-    /** LangChain4j agentic: the parallel agent on its default executor, `UntypedAgent.invoke(Map)`. */
-    @Benchmark
-    public Object agenticInvoke() {
-        return AgenticWorkloads.invoke(agentic);
     }
 
     /** Koog: `GraphAIAgent.run(Unit)` inside runBlocking, its `parallel` node on Dispatchers.Default. */

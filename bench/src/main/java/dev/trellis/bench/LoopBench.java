@@ -1,14 +1,12 @@
 package dev.trellis.bench;
 
 import ai.koog.agents.core.agent.GraphAIAgent;
-import dev.langchain4j.agentic.UntypedAgent;
 import dev.trellis.runtime.RunResult;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
 
 /** Workload 4: a loop of 1,000 iterations through a conditional back edge (a route). */
 public class LoopBench extends WorkloadBench {
-    private UntypedAgent agentic;
     private GraphAIAgent<Integer, Integer> koog;
 
     @Setup
@@ -25,12 +23,6 @@ public class LoopBench extends WorkloadBench {
         koog = KoogWorkloads.loop(TrellisWorkloads.LOOP);
         Check.equal("agentic n", TrellisWorkloads.LOOP, AgenticWorkloads.invoke(agentic));
         Check.equal("koog n", TrellisWorkloads.LOOP, KoogWorkloads.run(koog, 0));
-    }
-
-    /** LangChain4j agentic: the sequence or loop agent, `UntypedAgent.invoke(Map)` (see AgenticWorkloads). */
-    @Benchmark
-    public Object agenticInvoke() {
-        return AgenticWorkloads.invoke(agentic);
     }
 
     /** Koog: `GraphAIAgent.run(0)` inside runBlocking (see KoogWorkloads). */

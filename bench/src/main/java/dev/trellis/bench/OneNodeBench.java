@@ -1,14 +1,12 @@
 package dev.trellis.bench;
 
 import ai.koog.agents.core.agent.GraphAIAgent;
-import dev.langchain4j.agentic.UntypedAgent;
 import dev.trellis.runtime.RunResult;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
 
 /** Workload 1: a one-node graph, whole invocation. */
 public class OneNodeBench extends WorkloadBench {
-    private UntypedAgent agentic;
     private GraphAIAgent<Integer, Integer> koog;
 
     @Setup
@@ -25,12 +23,6 @@ public class OneNodeBench extends WorkloadBench {
         koog = KoogWorkloads.oneNode();
         Check.equal("agentic n", 1, AgenticWorkloads.invoke(agentic));
         Check.equal("koog n", 1, KoogWorkloads.run(koog, 0));
-    }
-
-    /** LangChain4j agentic: the sequence or loop agent, `UntypedAgent.invoke(Map)` (see AgenticWorkloads). */
-    @Benchmark
-    public Object agenticInvoke() {
-        return AgenticWorkloads.invoke(agentic);
     }
 
     /** Koog: `GraphAIAgent.run(0)` inside runBlocking (see KoogWorkloads). */

@@ -1,7 +1,6 @@
 package dev.trellis.bench;
 
 import ai.koog.agents.core.agent.GraphAIAgent;
-import dev.langchain4j.agentic.UntypedAgent;
 import dev.trellis.runtime.RunResult;
 import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -9,7 +8,6 @@ import org.openjdk.jmh.annotations.Setup;
 
 /** Workload 5: a chain of 100 nodes, each appending a distinct 400-byte string to a list (state grows to 40 KB). */
 public class StateGrowthBench extends WorkloadBench {
-    private UntypedAgent agentic;
     private GraphAIAgent<List<String>, List<String>> koog;
 
     @Setup
@@ -30,12 +28,6 @@ public class StateGrowthBench extends WorkloadBench {
         List<String> koogLog = KoogWorkloads.run(koog, KoogWorkloads.growthInput());
         Check.equal("koog log", TrellisWorkloads.CHAIN, koogLog.size());
         Check.equal("koog log[99]", TrellisWorkloads.payload(99), koogLog.get(99));
-    }
-
-    /** LangChain4j agentic: the sequence agent's `UntypedAgent.invoke(Map)` (see AgenticWorkloads). */
-    @Benchmark
-    public Object agenticInvoke() {
-        return AgenticWorkloads.invoke(agentic);
     }
 
     /** Koog: `GraphAIAgent.run(new list)` inside runBlocking (see KoogWorkloads). */

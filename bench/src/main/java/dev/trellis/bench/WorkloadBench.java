@@ -1,5 +1,6 @@
 package dev.trellis.bench;
 
+import dev.langchain4j.agentic.UntypedAgent;
 import dev.trellis.graph.Graph;
 import dev.trellis.graph.State;
 import dev.trellis.runtime.RunResult;
@@ -15,8 +16,9 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The three measurements every workload takes, on the graphs its subclass builds in its {@code @Setup}: Trellis
- * {@code invoke}, Trellis {@code run} with every event collected, and LangGraph4j's {@code invoke}. JMH names each
+ * The measurements every workload takes, on the graphs its subclass builds in its {@code @Setup}: Trellis
+ * {@code invoke}, Trellis {@code run} with every event collected, LangGraph4j's {@code invoke} and LangChain4j agentic's
+ * (the peers' other forms, such as Koog's, are in the subclasses: their types differ by workload). JMH names each
  * benchmark after the subclass ({@code ChainBench.trellisInvoke}), and the settings below apply to all of them.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -29,6 +31,7 @@ public abstract class WorkloadBench {
     protected Graph trellis;
     protected State input;
     protected CompiledGraph<LangGraph4jWorkloads.BenchAgentState> lg4j;
+    protected UntypedAgent agentic;
 
     /** Trellis `Graph.invoke` (inside runBlocking). */
     @Benchmark
@@ -40,6 +43,12 @@ public abstract class WorkloadBench {
     @Benchmark
     public int trellisRunEvents() {
         return TrellisWorkloads.runCollect(trellis, input);
+    }
+
+    /** LangChain4j agentic: the workload's agent, `UntypedAgent.invoke(Map)` (see AgenticWorkloads). */
+    @Benchmark
+    public Object agenticInvoke() {
+        return AgenticWorkloads.invoke(agentic);
     }
 
     /** LangGraph4j `CompiledGraph.invoke(Map)`. */
