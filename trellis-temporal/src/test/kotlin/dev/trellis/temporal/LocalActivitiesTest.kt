@@ -143,50 +143,19 @@ class LocalActivitiesTest {
 
     @Test
     fun `a run with local nodes survives its worker's shutdown without running completed nodes again`() {
-        val executions = ConcurrentHashMap<String, AtomicInteger>()
-        val completed = ConcurrentHashMap<String, AtomicInteger>()
-        val slowStarted = CountDownLatch(1)
-        val firstSlow = AtomicBoolean(true)
-
-        fun done(node: String) = completed.getOrPut(node) { AtomicInteger() }.incrementAndGet()
-        val graph = graph("local-restart", S) {
-            val a = node("a") {
-                set(S.log, listOf("a"))
-                done("a")
-            }
-            val slow = node("slow") {
-                if (firstSlow.compareAndSet(true, false)) {
-                    slowStarted.countDown()
-                    awaitCancellation() // until its worker is shut down
-                }
-                set(S.log, listOf("slow"))
-                done("slow")
-            }
-            val c = node("c") {
-                set(S.log, listOf("c"))
-                done("c")
-            }
-            start(a)
-            a then slow
-            slow then c
-        }
-
-        fun worker(env: TestWorkflowEnvironment): WorkerFactory {
-            val factory = WorkerFactory.newInstance(env.workflowClient)
-            val options = WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build()
-            TemporalWorkers.register(
-                factory.newWorker(TemporalHarness.QUEUE, options),
-                listOf(graph),
-                TemporalOptions(activityTimeout = Duration.ofSeconds(20), localNodes = setOf("a", "slow", "c")),
-            ) { path -> executions.getOrPut(path) { AtomicInteger() }.incrementAndGet() }
-            factory.start()
-            return factory
-        }
+        val scenario = RestartScenario(
+            "local-restart",
+            listOf("a"),
+            TemporalOptions(activityTimeout = Duration.ofSeconds(20), localNodes = setOf("a", "slow", "c")),
+        )
         TestWorkflowEnvironment.newInstance().use { env ->
             env.start()
-            val first = worker(env)
-            val run = TemporalRunner(env.workflowClient, TemporalHarness.QUEUE).start(graph, runId = "local-restart")
-            slowStarted.await(60, TimeUnit.SECONDS) shouldBe true
+            val first = scenario.worker(env)
+            val run = TemporalRunner(
+                env.workflowClient,
+                TemporalHarness.QUEUE,
+            ).start(scenario.graph, runId = "local-restart")
+            scenario.slowStarted.await(60, TimeUnit.SECONDS) shouldBe true
             // A local attempt is recorded when the workflow task that ran it completes — while `slow` runs, the
             // worker completes it at 80% of the task's timeout (docs/temporal.md): wait for `a`'s marker.
             val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
@@ -197,14 +166,14 @@ class LocalActivitiesTest {
 
             first.shutdownNow()
             first.awaitTermination(60, TimeUnit.SECONDS)
-            val second = worker(env)
+            val second = scenario.worker(env)
             try {
                 val result = run.resultAsync().get(180, TimeUnit.SECONDS)
 
                 result.status shouldBe Status.COMPLETED
-                result.state[S.log] shouldBe listOf("a", "slow", "c")
-                completed.mapValues { it.value.get() } shouldBe mapOf("a" to 1, "slow" to 1, "c" to 1)
-                executions.mapValues { it.value.get() } shouldBe mapOf("a" to 1, "slow" to 2, "c" to 1)
+                result.state[RestartScenario.S.log] shouldBe listOf("a", "slow", "c")
+                scenario.completed shouldBe mapOf("a" to 1, "slow" to 1, "c" to 1)
+                scenario.executions shouldBe mapOf("a" to 1, "slow" to 2, "c" to 1)
                 result.nodes.mapValues { it.value.executions to it.value.attempts } shouldBe
                     mapOf("a" to (1 to 1), "slow" to (1 to 1), "c" to (1 to 1))
             } finally {
