@@ -21,9 +21,22 @@ public class InputChannels private constructor(
     /** The number of channels. */
     public val count: Int get() = source.size
 
-    /** The channel from [from] to [to], or -1 when no edge joins them. */
+    /**
+     * The channel from [from] to [to], or -1 when no edge joins them: a binary search of [to]'s channels, which are
+     * ordered by source (a join of 64 branches looks each up in 6 steps, not 32 on average).
+     */
     public fun of(from: Int, to: Int): Int {
-        for (c in start[to] until start[to + 1]) if (source[c] == from) return c
+        var low = start[to]
+        var high = start[to + 1] - 1
+        while (low <= high) {
+            val mid = (low + high) ushr 1
+            val m = source[mid]
+            when {
+                m < from -> low = mid + 1
+                m > from -> high = mid - 1
+                else -> return mid
+            }
+        }
         return -1
     }
 

@@ -73,6 +73,42 @@ class TopologyTest : FunSpec({
         g.topology.channels.count shouldBe 129
     }
 
+    test("of finds every channel of a wide join and of random graphs, and -1 for pairs without an edge") {
+        val wide = topologyOf(*(0 until 64).flatMap { listOf("entry>b$it", "b$it>join") }.toTypedArray())
+        val join = wide.topology.indexOf("join")
+        for (i in 0 until 64) {
+            val channel = wide.topology.channels.of(wide.topology.indexOf("b$i"), join)
+            wide.topology.nodes[wide.topology.channels.source[channel]].id shouldBe "b$i"
+        }
+        wide.topology.channels.of(wide.topology.indexOf("entry"), join) shouldBe -1
+        val random = java.util.Random(36)
+        repeat(50) {
+            val size = 2 + random.nextInt(40)
+            val edges = (
+                (1 until size).map { "n${random.nextInt(it)}>n$it" } +
+                    (0 until random.nextInt(3 * size)).map { "n${random.nextInt(size)}>n${random.nextInt(size)}" }
+            ).distinct()
+            val g = topologyOf(*edges.toTypedArray())
+            val c = g.topology.channels
+            val joined = edges.map {
+                g.topology.indexOf(it.substringBefore('>')) to
+                    g.topology.indexOf(it.substringAfter('>'))
+            }
+                .toSet()
+            for (from in 0 until g.topology.size) {
+                for (to in 0 until g.topology.size) {
+                    val channel = c.of(from, to)
+                    if ((from to to) in joined) {
+                        (channel in c.start[to] until c.start[to + 1]) shouldBe true
+                        c.source[channel] shouldBe from
+                    } else {
+                        channel shouldBe -1
+                    }
+                }
+            }
+        }
+    }
+
     test("compiled edges index their targets, END as -1, and flag back edges") {
         val g = graph("compiled", schema) {
             val a = node("a") { }

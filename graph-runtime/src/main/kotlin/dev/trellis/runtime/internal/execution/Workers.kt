@@ -2,6 +2,7 @@ package dev.trellis.runtime.internal.execution
 
 import dev.trellis.runtime.internal.scheduling.DriveRight
 import dev.trellis.runtime.internal.scheduling.Engine
+import dev.trellis.runtime.internal.scheduling.NO_READING
 import dev.trellis.runtime.internal.scheduling.loop
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.currentCoroutineContext
@@ -59,6 +60,9 @@ internal fun Engine.launchRunner(scope: CoroutineScope, driveRight: DriveRight) 
  */
 internal suspend fun Engine.work(scope: CoroutineScope, driveRight: DriveRight, loop: Boolean) {
     val costs = if (virtualTime) null else startCosts
+    // The clock reading that ended the last start in this loop, or NO_READING: a start right after another one begins
+    // at that reading (one reading per start, not two; `docs/semantics.md` §8).
+    var reading = NO_READING
     while (true) {
         val execution = if (currentCoroutineContext().isActive) driveRight.queue.poll() else null
         if (execution == null) {
@@ -68,32 +72,48 @@ internal suspend fun Engine.work(scope: CoroutineScope, driveRight: DriveRight, 
         driveRight.countPoll()
         val long = costs == null || costs.get(execution.index) > QUICK_START_NANOS
         if (long && loop) {
-            childScope!!.launch { startTimed(scope, driveRight, execution) }
+            childScope!!.launch { startTimed(scope, driveRight, execution, NO_READING) }
+            reading = NO_READING
             continue
         }
         if (long) {
             if (driveRight.leave()) launchRunner(scope, driveRight)
+            reading = NO_READING
         } else if (!driveRight.queue.isEmpty()) {
             StallMonitor.watch(driveRight)
         }
-        startTimed(scope, driveRight, execution)
-        if (long) driveRight.join()
+        reading = startTimed(scope, driveRight, execution, reading)
+        if (long) {
+            driveRight.join()
+            reading = NO_READING
+        }
     }
 }
 
 /**
  * [startNode], keeping how long it kept this thread busy in [StartCosts] (a moving average, see below); in virtual time
- * the start is neither measured nor recorded (the wall clock has no say there, see [work]).
+ * the start is neither measured nor recorded (the wall clock has no say there, see [work]). Starts at [reading] when
+ * the worker has one from the start it made just before (else reads the clock); returns the reading that ended it, or
+ * NO_READING in virtual time.
  */
-private fun Engine.startTimed(scope: CoroutineScope, driveRight: DriveRight, execution: Execution) {
-    if (virtualTime) return startNode(scope, driveRight, execution)
+private fun Engine.startTimed(
+    scope: CoroutineScope,
+    driveRight: DriveRight,
+    execution: Execution,
+    reading: Long,
+): Long {
+    if (virtualTime) {
+        startNode(scope, driveRight, execution)
+        return NO_READING
+    }
     val costs = startCosts
     val index = execution.index
-    val started = System.nanoTime()
+    val started = if (reading != NO_READING) reading else System.nanoTime()
     // The execution starts at this reading too (the node's coroutine starts now, undispatched: [runNode]).
     execution.durationNanos = started
     startNode(scope, driveRight, execution)
-    val cost = System.nanoTime() - started
+    val ended = System.nanoTime()
+    val cost = ended - started
     val previous = costs.get(index)
     val average = if (previous == Long.MAX_VALUE) cost else (previous * 3 + cost) / 4
     // One slow start of a node that was quick does not make it long: a thread preempted, a GC pause, would send it to
@@ -101,4 +121,5 @@ private fun Engine.startTimed(scope: CoroutineScope, driveRight: DriveRight, exe
     // long from its second slow start in a row; meanwhile the StallMonitor covers a node that really took long.
     val firstSlow = previous < QUICK_START_NANOS && average > QUICK_START_NANOS
     costs.lazySet(index, if (firstSlow) QUICK_START_NANOS else average)
+    return ended
 }

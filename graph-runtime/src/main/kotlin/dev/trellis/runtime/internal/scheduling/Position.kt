@@ -51,6 +51,9 @@ internal class Position(private val size: Int, keyCount: Int, private val channe
     /** For each node, how many of its channels hold a token (the node holds a trigger when this is positive). */
     private val held = IntArray(size)
 
+    /** For each node, the input channel [settled] found unsettled last (a hint only: any value gives the same answer). */
+    private val unsettledAt = IntArray(size)
+
     /** The nodes holding a trigger, in the order they came to hold one. */
     private val triggered = IntArray(size)
     private var triggeredCount = 0
@@ -136,10 +139,25 @@ internal class Position(private val size: Int, keyCount: Int, private val channe
     /** Whether every empty input channel of [t] is settled: none of its feeders is active. */
     private fun settled(t: Int): Boolean {
         val start = channels.start
-        for (c in start[t] until start[t + 1]) {
-            if (tokens[c] == 0 && intersects(channels.feeders[c])) return false
+        val first = start[t]
+        val end = start[t + 1]
+        // The channels are checked from the one that was unsettled last time, round to it: the answer is the same
+        // in any order (every channel must be settled), and a join whose branches finish one by one finds its first
+        // unsettled channel at once instead of after all the settled ones (a join of n branches: n checks, not n²/2).
+        val from = unsettledAt[t].coerceIn(first, maxOf(first, end - 1))
+        for (c in from until end) {
+            if (tokens[c] == 0 && intersects(channels.feeders[c])) return unsettled(t, c)
+        }
+        for (c in first until from) {
+            if (tokens[c] == 0 && intersects(channels.feeders[c])) return unsettled(t, c)
         }
         return true
+    }
+
+    /** Notes [c] as the channel where [settled] of [t] starts next time; false. */
+    private fun unsettled(t: Int, c: Int): Boolean {
+        unsettledAt[t] = c
+        return false
     }
 
     /** Takes one token from every non-empty input channel of [t]. */
