@@ -15,13 +15,13 @@ import java.time.Instant
 
 /**
  * The measurement of `bench/HISTORY.md`, "Issue 36, PostgreSQL append without the foreign key and with two bounds"
- * (there from a scratch harness loading two builds side by side; this is the same for one build): what one append
- * of `PostgresCheckpointBench.storeOnly` costs — a run claimed, appends of a 450-character payload from
- * `runBlocking`, the release — over a HikariCP pool of two, as the median wall time per append, the CPU time of the calling thread
- * and of the whole JVM per append, the CPU time of the pool's backends per append (`/proc/<pid>/schedstat`, the server
- * being local) and the round trips per append ([CountingSockets]). With `-Dtrellis.measure.flush=off` the pool's
- * sessions commit with `synchronous_commit = off`: the same statements and round trips without the disk's flush,
- * which on a shared machine is the noisiest part. Not a timed test: it runs only when asked for,
+ * (there from a scratch harness loading two builds side by side; this is the same for one build): what one append of
+ * `PostgresCheckpointBench.storeOnly` costs — a run claimed, appends of a 450-character payload from `runBlocking`, the
+ * release — over a HikariCP pool of two, as the median wall time per append, the CPU time of the calling thread and of
+ * the whole JVM per append, the CPU time of the pool's backends per append (`/proc/<pid>/schedstat`, the server being
+ * local) and the round trips per append ([CountingSockets]). With `-Dtrellis.measure.flush=off` the pool's sessions
+ * commit with `synchronous_commit = off`: the same statements and round trips without the disk's flush, which on a
+ * shared machine is the noisiest part. Not a timed test: it runs only when asked for,
  * `-Dtrellis.measure.appends=<appends per round>`, and checks that every append was stored.
  */
 class PostgresAppendCostTest {
