@@ -10,8 +10,8 @@ import java.time.Instant
  */
 @InternalStoreApi
 public object Migrations {
-    private val versions: List<(runs: String, checkpoints: String, nodeCache: String) -> List<String>> = listOf(
-        { runs, checkpoints, _ ->
+    private val versions: List<(Tables) -> List<String>> = listOf(
+        { (runs, checkpoints, _) ->
             listOf(
                 """
                 CREATE TABLE $runs (
@@ -44,7 +44,7 @@ public object Migrations {
             )
         },
         // 2: the node result cache (docs/semantics.md §13.5), one row per entry.
-        { _, _, nodeCache ->
+        { (_, _, nodeCache) ->
             listOf(
                 """
                 CREATE TABLE $nodeCache (
@@ -63,12 +63,35 @@ public object Migrations {
         },
         // 3: when each run was first recorded (epoch milliseconds; 0 for runs recorded before), for listings newest
         // first (RunQuery.Order.NEWEST_FIRST) paged by key on (created_at, run_id).
-        { runs, _, _ ->
+        { (runs, _, _) ->
             listOf(
                 "ALTER TABLE $runs ADD COLUMN created_at BIGINT NOT NULL DEFAULT 0",
                 "CREATE INDEX ${runs.substringAfterLast('.')}_created ON $runs (created_at, run_id)",
             )
         },
+        // 4: no foreign key from the checkpoints to their run. Every write of a checkpoint already moves or locks its
+        // run's row in the same statement or transaction and refuses the write when the row is missing (the fencing
+        // rule), and a run is deleted with its row locked; the key's own check re-read and row-locked that row once
+        // more per append (a lookup and a WAL record of its own). SQLite never enforced it (`foreign_keys` is off), so
+        // only a database that does drops it.
+        { (_, checkpoints, _, dropsForeignKey) ->
+            if (dropsForeignKey) {
+                listOf(
+                    "ALTER TABLE $checkpoints DROP CONSTRAINT IF EXISTS " +
+                        "${checkpoints.substringAfterLast('.')}_run_id_fkey",
+                )
+            } else {
+                emptyList()
+            }
+        },
+    )
+
+    /** The tables a version changes, and whether the database enforces (and so can drop) a foreign key. */
+    private data class Tables(
+        val runs: String,
+        val checkpoints: String,
+        val nodeCache: String,
+        val dropsForeignKey: Boolean,
     )
 
     /** The newest version; a database recording a newer one was written by a newer Trellis. */
@@ -76,7 +99,8 @@ public object Migrations {
 
     /**
      * Brings the tables up to [latest] inside the caller's transaction, which must already exclude concurrent
-     * migrators (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: an advisory lock).
+     * migrators (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: an advisory lock). [enforcesForeignKeys]: whether the database
+     * enforced the foreign key the first version declared, which version 4 then drops (PostgreSQL).
      */
     public fun migrate(
         connection: Connection,
@@ -85,6 +109,7 @@ public object Migrations {
         checkpoints: String,
         nodeCache: String,
         description: String,
+        enforcesForeignKeys: Boolean = false,
     ) {
         connection.createStatement().use {
             it.execute(
@@ -100,7 +125,9 @@ public object Migrations {
         }
         for (version in current + 1..latest) {
             connection.createStatement().use { statement ->
-                versions[version - 1](runs, checkpoints, nodeCache).forEach(statement::execute)
+                versions[version - 1](
+                    Tables(runs, checkpoints, nodeCache, enforcesForeignKeys),
+                ).forEach(statement::execute)
             }
             connection.prepareStatement("INSERT INTO $versionTable (version, applied_at) VALUES (?, ?)").use {
                 it.setInt(1, version)

@@ -71,7 +71,7 @@ class PostgresCheckpointStoreTest : CheckpointStoreContract() {
             c.createStatement().use { s ->
                 s.executeQuery("SELECT version FROM $schema.trellis_schema_version").use {
                     buildList { while (it.next()) add(it.getInt(1)) }
-                } shouldContainExactly listOf(1, 2, 3)
+                } shouldContainExactly listOf(1, 2, 3, 4)
             }
         }
     }

@@ -67,6 +67,21 @@ class PostgresGroupCommitTest {
     }
 
     @Test
+    fun `an append in a batch to a deleted run fails alone and writes nothing`() = runBlocking<Unit> {
+        val leases = claimAll(3)
+        // No foreign key stops it (migration 4): the batch's own check of the locked run rows does.
+        store.delete("run-2")
+        val batch = withHeldRun(leases.getValue("blocker")) {
+            (1..3).associate { i -> "run-$i" to appendLater(leases.getValue("run-$i"), 1) }
+        }
+        shouldThrow<FencedOutException> { batch.getValue("run-2").await() }.message shouldContain
+            "Run 'run-2' no longer exists"
+        for (i in listOf(1, 3)) batch.getValue("run-$i").await()
+        writers(listOf("run-1", "run-3")).size shouldBe 1
+        store.history("run-2") shouldBe emptyList()
+    }
+
+    @Test
     fun `a batch whose transaction fails is written again append by append, and only the bad one fails`() =
         runBlocking<Unit> {
             val leases = claimAll(5)

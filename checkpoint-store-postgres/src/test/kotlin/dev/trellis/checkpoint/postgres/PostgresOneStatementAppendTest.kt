@@ -1,6 +1,7 @@
 package dev.trellis.checkpoint.postgres
 
 import dev.trellis.checkpoint.CheckpointConflictException
+import dev.trellis.checkpoint.CheckpointStoreException
 import dev.trellis.checkpoint.CheckpointStoreUnavailableException
 import dev.trellis.checkpoint.FencedOutException
 import dev.trellis.checkpoint.checkpoint
@@ -96,6 +97,43 @@ class PostgresOneStatementAppendTest {
         store.append(lease, checkpoint("run-3", 2))
         store.latest("run-3")!!.sequence shouldBe 2L
     }
+
+    @Test
+    fun `the statement timeout bounds the one-statement append on a connection whose session settings were reset`() =
+        runBlocking<Unit> {
+            TestPostgres.dataSource.connection.use { shared ->
+                val store = PostgresCheckpointStore(
+                    lending(shared),
+                    schema,
+                    statementTimeout = Duration.ofMillis(300),
+                    unavailableAfter = Duration.ZERO,
+                )
+                val lease = store.claim("run-5", "worker")
+                store.append(lease, checkpoint("run-5", 1))
+                shared.createStatement().use {
+                    it.execute(
+                        "CREATE FUNCTION $schema.slow() RETURNS trigger LANGUAGE plpgsql AS " +
+                            "'BEGIN PERFORM pg_sleep(60); RETURN NEW; END'",
+                    )
+                    it.execute(
+                        "CREATE TRIGGER slow BEFORE INSERT ON $schema.trellis_checkpoints " +
+                            "FOR EACH ROW EXECUTE FUNCTION $schema.slow()",
+                    )
+                    // Whatever the session had (a pool's reset, PgBouncer's DISCARD ALL): no timeout at all.
+                    it.execute("RESET ALL")
+                }
+                val reset = settings(shared)
+                reset[1] shouldBe "0"
+                // Without the store's own bound the server would sleep for a minute; the client's network timeout
+                // (statementTimeout + 5 s) would end the wait with a connection error (08006), not 57014.
+                val e = shouldThrow<CheckpointStoreException> { store.append(lease, checkpoint("run-5", 2)) }
+                sqlStates(e) shouldContainExactly listOf("57014")
+                settings(shared) shouldBe reset
+                shared.createStatement().use { it.execute("DROP TRIGGER slow ON $schema.trellis_checkpoints") }
+                store.append(lease, checkpoint("run-5", 2))
+                store.latest("run-5")!!.sequence shouldBe 2L
+            }
+        }
 
     @Test
     fun `the connection an append borrowed goes back in auto-commit with its session settings unchanged`() =

@@ -300,7 +300,7 @@ class SqliteCheckpointStoreTest : CheckpointStoreContract() {
                 }
                 s.executeQuery("SELECT MAX(version) FROM trellis_schema_version").use {
                     it.next()
-                    it.getInt(1) shouldBe 3
+                    it.getInt(1) shouldBe 4
                 }
             }
         }

@@ -37,7 +37,11 @@ import kotlin.coroutines.CoroutineContext
  * Every transaction bounds its waits (`SET LOCAL`, so a pooled connection keeps its own settings): a row lock is
  * waited for at most [lockTimeout], a statement runs at most [statementTimeout], and a transaction left idle for
  * [lockTimeout] — its worker frozen (SIGSTOP, a long GC pause) or cut off by the network — is ended by the server,
- * which frees the row it locked for a takeover. A cancelled caller cancels the running statement
+ * which frees the row it locked for a takeover. The bounds are set per transaction, not once per connection as
+ * session settings: the connections are the application's (its pool's), which session settings would change for its
+ * other users, and a pool or proxy may reset a session or, like PgBouncer's transaction pooling, run each
+ * transaction on another server session, which would then run without bounds (`docs/persistence-stores.md`,
+ * "Timeouts"). A cancelled caller cancels the running statement
  * (`PGConnection.cancelQuery`) instead of waiting for it. The client waits at most [statementTimeout] plus
  * [NETWORK_SLACK_MILLIS] for any answer of the server (the connection's network timeout): a connection that went
  * silent — a network partition, a stalled proxy — fails with a connection error (SQLSTATE 08006), and the store
@@ -163,6 +167,7 @@ internal class PostgresEngine(
                             checkpointsTable,
                             nodeCacheTable,
                             description,
+                            enforcesForeignKeys = true,
                         )
                     }
                     ready = true
@@ -262,13 +267,15 @@ internal class PostgresEngine(
     }
 
     /**
-     * [bound]'s settings as a statement of their own with the values written in, to go before a statement run in
-     * auto-commit in the same round trip ([updateAlone]).
+     * [bound]'s settings that can apply to a statement run in auto-commit, as a statement of their own with the values
+     * written in, to go before it in the same round trip ([updateAlone]). `idle_in_transaction_session_timeout` is left
+     * out: the server starts that timer only when it reports itself idle (`ReadyForQuery`, after a `Sync`), and this
+     * implicit transaction ends at its one `Sync`, so the setting could never fire here and only cost the server a
+     * setting to make and undo per append.
      */
     private val boundSql =
         "SELECT set_config('lock_timeout', '$lockMillis', true), " +
-            "set_config('statement_timeout', '$statementMillis', true), " +
-            "set_config('idle_in_transaction_session_timeout', '$lockMillis', true); "
+            "set_config('statement_timeout', '$statementMillis', true); "
 
     /** Each statement [updateAlone] ran, after [boundSql]: made once, not once per call. */
     private val bounded = ConcurrentHashMap<String, String>()
