@@ -243,4 +243,30 @@ class ScenarioTest {
         starts["x"] shouldBe 101
         run.all<RunEvent.NodeCompleted>().map { it.nodeId } shouldBe listOf("s", "fast", "y", "slow", "x")
     }
+
+    @Test
+    fun `edges of one node to the same target leave one token, however many edges it takes`() {
+        // Plain edges to every target, a route and two conditional edges to some of them again: with 4 targets the
+        // scheduler finds the repeated targets by scanning the edges taken (7), with 12 by its marks (15 edges);
+        // each target must still run once, and the join once.
+        for (width in listOf(4, 12)) {
+            val fan = graph("many-edges-$width", S) {
+                val join = node("join") { set(S.log, listOf("join")) }
+                val hub = node("hub") { }
+                val targets = (0 until width).map { k -> node("t$k") { set(S.log, listOf("t$k")) } }
+                start(hub)
+                for (t in targets) {
+                    hub then t
+                    t then join
+                }
+                hub.route(targets[1], targets[2]) { targets[1] }
+                hub.then(targets[2]) { true }
+                hub.then(targets[width - 1]) { true }
+            }
+            val result = runBlocking { fan.invoke(fan.schema.initialState()) }
+            result.executionsOf() shouldContainExactly
+                (listOf("hub", "join") + (0 until width).map { "t$it" }).associateWith { 1 }
+            result.state[S.log].toSet() shouldBe ((0 until width).map { "t$it" } + "join").toSet()
+        }
+    }
 }

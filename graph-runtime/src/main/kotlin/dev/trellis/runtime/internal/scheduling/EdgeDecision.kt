@@ -70,12 +70,50 @@ internal class EdgeChoice {
             val target = edge.decide(state, execution.node.id)
             if (target != NOT_TAKEN) taken[count++] = target
         }
+        prepare(count, topology.size)
         return count
     }
 
-    /** Whether one of the first [i] edges taken leads to [target] too. */
+    /**
+     * For a decision that took more than [SCANNED] edges: the [decide] that last took an edge to each node, so that
+     * [takenBefore] answers at once instead of scanning the edges before (a fan-out of n branches: n looks, not
+     * n²/2). Made by the first such decision.
+     */
+    private var lastTakenBy: IntArray? = null
+
+    /** Numbers the decisions of more than [SCANNED] edges, for [lastTakenBy]. */
+    private var decision = 0
+
+    /** Set by [decide] for a decision of more than [SCANNED] edges: [takenBefore] reads [lastTakenBy]. */
+    private var marked = false
+
+    /**
+     * Whether one of the first [i] edges taken leads to [target] too. Called once for each taken edge, in order, with
+     * [target] ≥ 0: for many edges, the answer marks [target] as taken.
+     */
     fun takenBefore(target: Int, i: Int): Boolean {
-        for (j in 0 until i) if (taken[j] == target) return true
+        if (!marked) {
+            for (j in 0 until i) if (taken[j] == target) return true
+            return false
+        }
+        val marks = lastTakenBy!!
+        if (marks[target] == decision) return true
+        marks[target] = decision
         return false
     }
+
+    /** Prepares [takenBefore] for a decision that took [count] edges among [size] nodes. */
+    private fun prepare(count: Int, size: Int) {
+        marked = count > SCANNED
+        if (!marked) return
+        val marks = lastTakenBy ?: IntArray(size).also { lastTakenBy = it }
+        if (++decision == 0) {
+            // After 2³² decisions the numbers come round: start again from a clean array.
+            marks.fill(0)
+            decision = 1
+        }
+    }
 }
+
+/** Up to this many edges taken at once, [EdgeChoice.takenBefore] scans them (no array needed). */
+private const val SCANNED = 8
