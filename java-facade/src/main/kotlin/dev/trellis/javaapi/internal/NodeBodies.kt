@@ -48,25 +48,41 @@ internal fun outputBody(block: BiConsumer<JavaNodeScope, State>): suspend NodeSc
  */
 private suspend inline fun runInline(scope: NodeScope, action: (JavaNodeScope) -> Unit) {
     val context = JavaNodeScope(scope, currentCoroutineContext())
-    context.actionThread = Thread.currentThread()
-    val started = CoarseClock.nanos()
-    val failure = try {
-        action(context)
-        null
-    } catch (e: Throwable) {
-        // rethrown by finish, once the attempt's events are out
-        e
-    } finally {
-        context.actionThread = null
+    var failure: Throwable? = null
+    timed(scope, context) {
+        context.actionThread = Thread.currentThread()
+        failure = try {
+            action(context)
+            null
+        } catch (e: Throwable) {
+            // rethrown by finish, once the attempt's events are out
+            e
+        } finally {
+            context.actionThread = null
+        }
     }
-    val took = CoarseClock.nanos() - started
-    // The context goes to finish alone, as before there was a warning: passed to another call, the JIT would allocate
-    // it for every execution instead of taking its fields apart (+32 B per Java node in the bench module's chain).
-    context.finish(failure, if (BlockedThreadWarning.over(took)) blocked(scope, took) else null)
+    // The context goes to finish alone (and to warnBlocked only when the action blocked): passed to another call on
+    // every execution, the JIT would allocate it instead of taking its fields apart (+32 B per Java node in the bench
+    // module's chain).
+    context.finish(failure)
 }
 
-private fun blocked(scope: NodeScope, took: Long): BlockedThreadWarning =
-    BlockedThreadWarning.report(scope.nodeId, scope.executionCount, took)
+/**
+ * Runs [action] and, when it kept the thread past [BlockedThreadWarning.threshold], reports it through [context] (a
+ * log line and a deferred custom event, before the attempt's end). Not a suspend function: its clock readings and
+ * the warning are locals of this code only, where in the suspend caller they would be kept across `finish` in its
+ * frame object (16 bytes more per Java node or map task).
+ */
+private inline fun timed(scope: NodeScope, context: JavaNodeScope, action: () -> Unit) {
+    val started = CoarseClock.nanos()
+    action()
+    val took = CoarseClock.nanos() - started
+    if (BlockedThreadWarning.over(took)) warnBlocked(scope, context, took)
+}
+
+private fun warnBlocked(scope: NodeScope, context: JavaNodeScope, took: Long) {
+    context.warnBlocked(BlockedThreadWarning.report(scope.nodeId, scope.executionCount, took))
+}
 
 /**
  * Adapts a blocking [NodeAction] to a node body: the action runs on [dispatcher] and is interrupted when the
