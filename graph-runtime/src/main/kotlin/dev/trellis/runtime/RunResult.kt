@@ -18,8 +18,6 @@ public class RunResult internal constructor(
     /** The final state: every merged write of every completed execution. */
     public val state: State,
     private val details: RunDetails,
-    /** How many executions were left out of [executions] by the history limit. */
-    public val droppedExecutions: Long,
     /** How long the run took. */
     public val duration: Duration,
     /** Every failure, in the order they happened; empty unless the run failed. */
@@ -62,6 +60,12 @@ public class RunResult internal constructor(
             "Run '$runId' has no child run at '$path'. Child runs: ${children.keys.ifEmpty { "none" }}.",
         )
     }
+
+    /**
+     * How many executions were left out of [executions] by the history limit. Read from the run's details, not kept
+     * in a field of its own: a result is made per run (and per child run), and one more field made it 8 bytes larger.
+     */
+    public val droppedExecutions: Long get() = details.droppedExecutions
 
     @Volatile
     private var nodesMade: Map<String, NodeResult>? = null
@@ -149,6 +153,9 @@ public class Interrupt internal constructor(
 
 /** Where a [RunResult] reads its per-node results and executions from, when first asked: the run's recorder. */
 internal interface RunDetails {
+    /** How many executions the history limit left out ([RunResult.droppedExecutions]). */
+    val droppedExecutions: Long
+
     /** A result per node, in declaration order, by node id. */
     fun nodes(): Map<String, NodeResult>
 

@@ -81,13 +81,16 @@ public class JavaNodeScope internal constructor(
         emitter ?: Emitter(coroutineContext) { scope.emit(it) }.also { emitter = it }
     }
 
+    /** Reports that the action kept the run's thread too long: a deferred event, never blocking. */
+    internal fun warnBlocked(blocked: BlockedThreadWarning) {
+        emitter().emit(blocked, deferred = true)
+    }
+
     /**
      * Ends the attempt: waits until the events it emitted were delivered, then throws [failure] (the action's own
      * exception, as it is) or, without one, the failure of a deferred send.
      */
-    internal suspend fun finish(failure: Throwable?, blocked: BlockedThreadWarning? = null) {
-        // A warning that the action kept the run's thread goes out as a deferred event, never blocking.
-        if (blocked != null) emitter().emit(blocked, deferred = true)
+    internal suspend fun finish(failure: Throwable?) {
         val emitter = emitter
         if (emitter != null) {
             emitter.finish(failure)

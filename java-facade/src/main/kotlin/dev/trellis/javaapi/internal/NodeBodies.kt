@@ -48,25 +48,46 @@ internal fun outputBody(block: BiConsumer<JavaNodeScope, State>): suspend NodeSc
  */
 private suspend inline fun runInline(scope: NodeScope, action: (JavaNodeScope) -> Unit) {
     val context = JavaNodeScope(scope, currentCoroutineContext())
-    context.actionThread = Thread.currentThread()
-    val started = CoarseClock.nanos()
-    val failure = try {
-        action(context)
-        null
-    } catch (e: Throwable) {
-        // rethrown by finish, once the attempt's events are out
-        e
-    } finally {
+    var failure: Throwable? = null
+    timed(scope, context) {
+        context.actionThread = Thread.currentThread()
+        failure = try {
+            action(context)
+            null
+        } catch (e: Throwable) {
+            // rethrown by finish, once the attempt's events are out
+            e
+        }
+        // Not in a `finally`: nothing escapes the catch, and a `finally` is compiled once per exit.
         context.actionThread = null
     }
-    val took = CoarseClock.nanos() - started
-    // The context goes to finish alone, as before there was a warning: passed to another call, the JIT would allocate
-    // it for every execution instead of taking its fields apart (+32 B per Java node in the bench module's chain).
-    context.finish(failure, if (BlockedThreadWarning.over(took)) blocked(scope, took) else null)
+    // The context goes to finish alone (and to warnBlocked only when the action blocked): passed to another call on
+    // every execution, the JIT would allocate it instead of taking its fields apart (+32 B per Java node in the bench
+    // module's chain).
+    context.finish(failure)
 }
 
-private fun blocked(scope: NodeScope, took: Long): BlockedThreadWarning =
-    BlockedThreadWarning.report(scope.nodeId, scope.executionCount, took)
+/**
+ * Runs [action] and, when it kept the thread past [BlockedThreadWarning.threshold], reports it through [context] (a
+ * log line and a deferred custom event, before the attempt's end). Not a suspend function: its clock reading is a
+ * local of this code only, where in the suspend caller it would be kept across `finish` in its frame object.
+ *
+ * The check after the action is a call: inlined, it made the task body's `invokeSuspend` more than the 325 bytes of
+ * bytecode up to which HotSpot inlines a hot method, and the body's frame (56 B per task) was then allocated instead
+ * of taken apart.
+ */
+private inline fun timed(scope: NodeScope, context: JavaNodeScope, action: () -> Unit) {
+    val started = CoarseClock.nanos()
+    action()
+    checkBlocked(scope, context, started)
+}
+
+private fun checkBlocked(scope: NodeScope, context: JavaNodeScope, started: Long) {
+    val took = CoarseClock.nanos() - started
+    if (BlockedThreadWarning.over(took)) {
+        context.warnBlocked(BlockedThreadWarning.report(scope.nodeId, scope.executionCount, took))
+    }
+}
 
 /**
  * Adapts a blocking [NodeAction] to a node body: the action runs on [dispatcher] and is interrupted when the

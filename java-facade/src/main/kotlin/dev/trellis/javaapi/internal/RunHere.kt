@@ -12,9 +12,17 @@ import kotlin.time.toKotlinDuration
  * [timeout] if given. Interrupting the thread cancels the run; once it has ended this throws an
  * [InterruptedException] saying so, with the thread's interrupt flag set again. A thread interrupted before the call
  * starts no run.
+ *
+ * Inline, so that [run] is the code of runBlocking's block instead of a suspend lambda of its own that the block calls:
+ * two objects fewer per run.
  */
 @Throws(InterruptedException::class, TimeoutException::class)
-internal fun <T> runHere(graphId: String, context: CoroutineContext, timeout: Duration?, run: suspend () -> T): T {
+internal inline fun <T> runHere(
+    graphId: String,
+    context: CoroutineContext,
+    timeout: Duration?,
+    crossinline run: suspend () -> T,
+): T {
     if (Thread.interrupted()) throw interrupted(graphId, "no run was started")
     try {
         return runBlocking(context) {
@@ -33,7 +41,7 @@ internal fun <T> runHere(graphId: String, context: CoroutineContext, timeout: Du
     }
 }
 
-private fun interrupted(graphId: String, outcome: String): InterruptedException {
+internal fun interrupted(graphId: String, outcome: String): InterruptedException {
     Thread.currentThread().interrupt()
     return InterruptedException("The thread calling invoke on graph '$graphId' was interrupted, so $outcome.")
 }

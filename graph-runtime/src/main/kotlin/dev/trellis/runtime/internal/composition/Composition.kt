@@ -241,7 +241,7 @@ private suspend fun Engine.runTask(
     val node = execution.node.id
     outbox.nodeSend { seq -> RunEvent.NodeStarted(task.eventHead(seq, now())) }
     try {
-        task.run()
+        task.runNow()
     } finally {
         // A task's charges are its map execution's, whatever its end (`docs/semantics.md` §13.4).
         task.charges?.let { execution.chargeAll(it.amounts) }

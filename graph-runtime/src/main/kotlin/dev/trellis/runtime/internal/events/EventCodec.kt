@@ -290,7 +290,6 @@ internal object EventCodec {
                 Status.valueOf(text("status", r)),
                 state(field("state", r)),
                 Decoded(nodes),
-                0,
                 Duration.ofNanos(long("durationNanos", r)),
                 errors,
                 interrupts,
@@ -301,6 +300,8 @@ internal object EventCodec {
 
     /** The details of a decoded result: its nodes' results, and no execution list (it does not cross processes). */
     private class Decoded(private val nodes: Map<String, NodeResult>) : RunDetails {
+        override val droppedExecutions: Long get() = 0
+
         override fun nodes(): Map<String, NodeResult> = nodes
 
         override fun executions(): List<NodeExecution> = emptyList()

@@ -13,8 +13,8 @@ import java.time.Instant
 
 /** Reads the clock for a `NodeCompleted` (and its `EdgeTaken`s), noting the reading for [startedAt]. */
 internal fun Engine.completedAt(): Instant = now().also {
-    lastCompletedAt = it
-    lastCompletedNanos = nanoTime()
+    position.lastCompletedAt = it
+    position.lastCompletedNanos = nanoTime()
 }
 
 /**
@@ -23,8 +23,8 @@ internal fun Engine.completedAt(): Instant = now().also {
  * (`docs/semantics.md` §8). One reading of the clock serves both events; a node begun after a wait reads it anew.
  */
 internal fun Engine.startedAt(): Instant {
-    val last = lastCompletedAt ?: return now()
-    return if (nanoTime() - lastCompletedNanos < SHARED_STAMP_NANOS) last else now()
+    val last = position.lastCompletedAt ?: return now()
+    return if (nanoTime() - position.lastCompletedNanos < SHARED_STAMP_NANOS) last else now()
 }
 
 internal suspend fun Engine.emitCustom(execution: Execution, payload: Any) {

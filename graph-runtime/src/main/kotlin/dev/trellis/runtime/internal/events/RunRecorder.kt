@@ -26,6 +26,9 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
     private val history = ArrayDeque<Execution>(minOf(historyLimit, size))
     private var dropped = 0L
 
+    /** Nothing is dropped once the run ended, when its result reads this. */
+    override val droppedExecutions: Long get() = dropped
+
     /** What the executions no longer in [history] add up to, per node; null until one is dropped. */
     private var droppedTotals: Dropped? = null
 
@@ -91,7 +94,6 @@ internal class RunRecorder(private val topology: Topology, private val historyLi
             status,
             state,
             this,
-            dropped,
             Duration.ofNanos(endNanos - startNanos),
             errors.toList(),
             if (interrupts.isEmpty()) {

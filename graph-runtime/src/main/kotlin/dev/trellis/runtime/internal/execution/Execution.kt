@@ -293,19 +293,29 @@ internal open class Execution(
     /**
      * Runs the execution: one attempt in one frame in the common case, else [runAttempts] (`policies/Retry.kt`),
      * until one attempt succeeds, the retry policy gives up, or the coroutine is cancelled (then [status] is
-     * CANCELLED and the cancellation is rethrown). Its duration counts from [start], a reading of [Engine.nanoTime]:
-     * now, unless the driver passes the end of the execution it completed just before (`scheduling/Drive.kt`).
+     * CANCELLED and the cancellation is rethrown).
+     *
+     * Its duration counts from the reading of [Engine.nanoTime] the caller put in [durationNanos] (the start time until
+     * the end): usually now, but the driver passes the end of the execution it completed just before
+     * (`scheduling/Drive.kt`) and a worker its own start reading (`Workers.kt`). A field, not a parameter: this function
+     * and [runOnce] are inlined into suspend functions, where a parameter would be a local kept across the body's
+     * suspension, a field more in the caller's frame object — per run, per branch, per map task.
      */
-    suspend inline fun run(start: Long = engine.nanoTime()) {
-        if (timeout == null && (isMapNode || retry.maxAttempts == 1)) runOnce(start) else runAttempts(start)
+    suspend inline fun run() {
+        if (timeout == null && (isMapNode || retry.maxAttempts == 1)) runOnce() else runAttempts()
+    }
+
+    /** [run] from now. */
+    suspend inline fun runNow() {
+        durationNanos = engine.nanoTime()
+        run()
     }
 
     /**
      * The common case: one attempt, no timeout; inline, so that it takes no suspend frame of its own (its caller's
-     * frame is made once per run, not per step). [start] is the clock reading ([Engine.nanoTime]) it starts at.
+     * frame is made once per run, not per step). It starts at the reading in [durationNanos] ([run]).
      */
-    suspend inline fun runOnce(start: Long) {
-        durationNanos = start // the start time until the end
+    suspend inline fun runOnce() {
         try {
             // A plain node's body directly; a composite node's spec is run by [invokeBody] without the body's frame.
             if (engine.interceptors == null && task < 0 && node.composite == null) node.body(this) else invokeBody(this)

@@ -55,7 +55,8 @@ private suspend fun NodeCoroutine.runNode() {
         // Not started when a fail-fast cancellation came first, or when the run was cancelled meanwhile.
         if (isActive && execution.claim(this)) {
             // Outside virtual time its worker read the clock right before starting this coroutine ([startTimed]).
-            execution.run(if (engine.virtualTime) engine.nanoTime() else execution.durationNanos)
+            if (engine.virtualTime) execution.durationNanos = engine.nanoTime()
+            execution.run()
         } else {
             execution.status = Status.CANCELLED
             execution.durationNanos = 0

@@ -19,7 +19,6 @@ import dev.trellis.runtime.internal.policies.CompensationLog
 import dev.trellis.runtime.internal.scheduling.Position
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.sync.Mutex
-import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
 import java.time.Clock
 import java.time.Instant
@@ -63,9 +62,19 @@ internal class Checkpointer(
     /** Serializes saves when children may save alongside the driver; `null` when the run has no children. */
     private val saving: Mutex? = if (graph.hasComposites) Mutex() else null
 
+    /**
+     * Runs [block] holding [saving], when there is one. [block] is inlined once, not once with the lock and once
+     * without (`saving?.withLock(block) ?: block()`): each copy's locals would be fields of [checkpoint]'s suspend frame,
+     * an object per checkpoint.
+     */
     private suspend inline fun <T> serialized(block: () -> T): T {
-        val lock = saving ?: return block()
-        return lock.withLock { block() }
+        val lock = saving
+        lock?.lock()
+        try {
+            return block()
+        } finally {
+            lock?.unlock()
+        }
     }
 
     /**

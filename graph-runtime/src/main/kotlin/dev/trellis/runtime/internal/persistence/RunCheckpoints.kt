@@ -61,15 +61,10 @@ private suspend fun Engine.saveFailure() {
  * save then takes the suspend frames of [Checkpointer.checkpoint] and the store's append only.
  */
 @Suppress("NOTHING_TO_INLINE")
-internal suspend inline fun Engine.checkpoint(
-    status: String,
-    full: Boolean = false,
-    state: State = currentState,
-    step: Boolean = false,
-) {
+internal suspend inline fun Engine.checkpoint(status: String, full: Boolean = false, state: State = currentState) {
     val writer = checkpointer ?: return
     position.meters?.spentNanos = spentNanos()
-    writer.checkpoint(status, full, state, position, recorder, compensationLog, step)
+    writer.checkpoint(status, full, state, position, recorder, compensationLog)
     checkpointSaved(writer)
 }
 
@@ -87,7 +82,12 @@ internal suspend inline fun Engine.checkpointStep() {
         // A run cancelled meanwhile saves nothing more (`docs/semantics.md` §6), even when a store writes without
         // suspending (then no suspension would notice the cancellation).
         currentCoroutineContext().ensureActive()
-        checkpoint("RUNNING", step = true)
+        // [checkpoint]'s lines with its arguments written in: the parameters of an inline function are locals of the
+        // suspend function it is inlined into, kept in its frame object across the save (one object per step).
+        val writer = checkpointer!!
+        position.meters?.spentNanos = spentNanos()
+        writer.checkpoint("RUNNING", false, currentState, position, recorder, compensationLog, step = true)
+        checkpointSaved(writer)
     } catch (e: Throwable) {
         e.rethrowIfFatal(currentCoroutineContext())
         if (e is CheckpointStoreUnavailableException) stopResumable(e) else fail(e)
@@ -101,8 +101,8 @@ internal suspend inline fun Engine.checkpointStep() {
  * [dev.trellis.runtime.RunResult.stoppedBy] set (`docs/persistence.md`, "Faults").
  */
 internal fun Engine.stopResumable(e: CheckpointStoreUnavailableException) {
-    if (storeFault == null) storeFault = e
-    cancelSeen = true
+    if (position.storeFault == null) position.storeFault = e
+    position.cancelSeen = true
     position.halted = true
     cancelRunning()
 }

@@ -3,7 +3,7 @@ package dev.trellis.runtime.internal.policies
 import dev.trellis.runtime.Budget
 import dev.trellis.runtime.LimitExceededException
 import dev.trellis.runtime.RunEvent
-import dev.trellis.runtime.internal.events.eventHead
+import dev.trellis.runtime.internal.events.driverHead
 import dev.trellis.runtime.internal.execution.Execution
 import dev.trellis.runtime.internal.scheduling.Engine
 import dev.trellis.runtime.internal.scheduling.Position
@@ -86,7 +86,7 @@ internal fun Engine.chargeRun(execution: Execution, charges: Charges): LimitExce
         val own = Meters(charges.amounts).asDoubles()
         val now = meters.asDoubles()
         outbox.post { seq ->
-            RunEvent.MetersCharged(execution.eventHead(seq, now()), own, now)
+            RunEvent.MetersCharged(driverHead(execution, seq, now()), own, now)
         }
     }
     val budget = options.budget ?: return null

@@ -21,12 +21,12 @@ import kotlin.time.toJavaDuration
 
 /**
  * Runs this execution's attempts until one succeeds, its retry policy gives up, or the coroutine is cancelled (then
- * its status is CANCELLED and the cancellation is rethrown); its duration counts from [start] ([Execution.run]).
+ * its status is CANCELLED and the cancellation is rethrown); its duration counts from the reading in [durationNanos]
+ * ([Execution.run]).
  */
-internal suspend fun Execution.runAttempts(start: Long) {
+internal suspend fun Execution.runAttempts() {
     val retry = retry
     val timeout = timeout
-    durationNanos = start // the start time until the end
     try {
         while (true) {
             val failure = attemptOnce(timeout) ?: break

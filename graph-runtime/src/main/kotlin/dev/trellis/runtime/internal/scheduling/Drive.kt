@@ -148,7 +148,7 @@ internal suspend inline fun Engine.startReady(scope: CoroutineScope?) {
     // Counted in a field of the driver's, not a local captured by a lambda: in a node's coroutine, where this is
     // inlined into a suspend lambda, such a local is a boxed `Ref` per call.
     queuedByDriver = 0
-    lastEnd = NO_READING
+    position.lastEnd = NO_READING
     try {
         startEach(scope)
     } finally {
@@ -198,20 +198,23 @@ internal suspend inline fun Engine.startEach(scope: CoroutineScope?) {
         }
         val execution = begin(index)
         // Waiting for a slow event reader is not the node's time: it then reads the clock anew.
-        if (outbox.full) lastEnd = NO_READING
+        if (outbox.full) position.lastEnd = NO_READING
         outbox.flush()
         if (position.runningCount == 1 && position.readyCount == 0) {
-            val start = if (lastEnd != NO_READING) lastEnd else nanoTime()
-            execution.run(start)
+            // The start reading is kept in fields, not in a local: a local would be kept across the node's body in
+            // the frame object of the suspend function this is inlined into (per run, per branch).
+            if (position.lastEnd == NO_READING) position.lastEnd = nanoTime()
+            execution.durationNanos = position.lastEnd
+            execution.run()
             if (checkpointer == null) {
                 complete(execution)
-                lastEnd = start + execution.durationNanos
+                position.lastEnd += execution.durationNanos
             } else {
-                lastEnd = NO_READING // a checkpoint takes time of its own
+                position.lastEnd = NO_READING // a checkpoint takes time of its own
                 completeStep(execution)
             }
         } else {
-            lastEnd = NO_READING
+            position.lastEnd = NO_READING
             enqueue(scope!!, execution)
             queuedByDriver++
         }

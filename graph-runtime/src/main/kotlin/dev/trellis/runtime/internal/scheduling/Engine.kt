@@ -232,12 +232,6 @@ internal class Engine(
     var drainRequested = false
     var drained = false
 
-    /** Set once an execution ended cancelled with the run: it saves and starts nothing more (semantics §6). */
-    var cancelSeen = false
-
-    /** Set when a checkpoint could not be saved because the store stayed unreachable: the run stops resumable. */
-    var storeFault: dev.trellis.checkpoint.CheckpointStoreUnavailableException? = null
-
     val checkpointer: Checkpointer? = options.checkpointing
         ?.takeIf { it.mode != Checkpointing.Mode.OFF }
         ?.let {
@@ -287,14 +281,6 @@ internal class Engine(
     /** How many executions the driver queued in its current [startReady] (the driver's alone). */
     var queuedByDriver = 0
 
-    /**
-     * When the node the driver ran inline last ended ([nanoTime]), while its current [startReady] has done nothing
-     * since that may wait (a checkpoint, a slow event reader); else [NO_READING]. The next node it runs inline in that
-     * pass starts at this reading instead of a new one: one clock reading per step of a chain or loop, not two (the
-     * driver's own work between them — merge, edges — is counted in the next node's duration; `Drive.kt`).
-     */
-    var lastEnd = NO_READING
-
     /** Node coroutines are children of the loop's scope on [childContext], combined once per run. */
     var childScope: CoroutineScope? = null
 
@@ -316,13 +302,6 @@ internal class Engine(
     fun nanoTime(): Long = if (monotonic) System.nanoTime() else origin.elapsedNow().inWholeNanoseconds
 
     fun now(): Instant = Instant.now(clock)
-
-    /**
-     * The timestamp of the last `NodeCompleted` the driver posted, and when ([nanoTime]) it was read
-     * (`events/NodeEvents.kt`).
-     */
-    var lastCompletedAt: Instant? = null
-    var lastCompletedNanos = 0L
 
     /**
      * Resolves where nodes run and which time the run reads, from [RunOptions] and the [caller]'s dispatcher: under a
@@ -386,7 +365,7 @@ internal class Engine(
     }
 }
 
-/** [Engine.lastEnd] when there is no reading to share. */
+/** [Position.lastEnd] when there is no reading to share. */
 internal const val NO_READING = Long.MIN_VALUE
 
 /** [Engine.currentState]'s release stores. */

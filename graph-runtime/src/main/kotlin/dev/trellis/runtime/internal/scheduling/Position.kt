@@ -1,6 +1,8 @@
 package dev.trellis.runtime.internal.scheduling
 
+import dev.trellis.checkpoint.CheckpointStoreUnavailableException
 import dev.trellis.graph.InputChannels
+import dev.trellis.runtime.internal.events.EventHead
 import dev.trellis.runtime.internal.execution.Execution
 import dev.trellis.runtime.internal.execution.GraphRuntime
 import dev.trellis.runtime.internal.persistence.restore
@@ -13,6 +15,10 @@ import dev.trellis.runtime.internal.policies.meters
  * holding a token becomes ready when it is idle and each of its empty channels is settled — no active node can still
  * send it a token ([promote]); a cycle whose nodes wait for each other starts at its first declared node
  * ([fallback]). Owned by the holder of the drive right; plain arrays so that it can be checkpointed.
+ *
+ * The driver's other per-run fields live here too ([cancelSeen], [storeFault], its clock readings): a position is
+ * handed to the next run of its graph ([reuse]) where an [Engine] is made per run, so a field here costs no bytes per
+ * run.
  */
 internal class Position(private val size: Int, keyCount: Int, private val channels: InputChannels) {
     /** The executions of each node so far; a new array per run ([reuse]): the run's result keeps it. */
@@ -29,6 +35,31 @@ internal class Position(private val size: Int, keyCount: Int, private val channe
 
     /** Set when the run stops starting nodes: failed, interrupted or drained. */
     var halted = false
+
+    /** Set once an execution ended cancelled with the run: it saves and starts nothing more (semantics §6). */
+    var cancelSeen = false
+
+    /** Set when a checkpoint could not be saved because the store stayed unreachable: the run stops resumable. */
+    var storeFault: CheckpointStoreUnavailableException? = null
+
+    /**
+     * When the node the driver ran inline last ended ([Engine.nanoTime]), while its current [startReady] has done
+     * nothing since that may wait (a checkpoint, a slow event reader); else [NO_READING]. The next node it runs inline
+     * in that pass starts at this reading instead of a new one: one clock reading per step of a chain or loop, not two
+     * (the driver's own work between them — merge, edges — is counted in the next node's duration; `Drive.kt`). While
+     * the driver runs a node inline, the node's start reading.
+     */
+    var lastEnd = NO_READING
+
+    /**
+     * The timestamp of the last `NodeCompleted` the driver posted, and when ([Engine.nanoTime]) it was read
+     * (`events/NodeEvents.kt`).
+     */
+    var lastCompletedAt: java.time.Instant? = null
+    var lastCompletedNanos = 0L
+
+    /** The head the driver's node events are made from (`events/EventHead.kt`), made by its first one. */
+    var eventHead: EventHead? = null
     var version = 0L
 
     /**
@@ -192,6 +223,10 @@ internal class Position(private val size: Int, keyCount: Int, private val channe
         totalExecutions = 0
         failed = false
         halted = false
+        cancelSeen = false
+        storeFault = null
+        lastEnd = NO_READING
+        lastCompletedAt = null
         version = 0L
         meters = null
         lastWriter.fill(null)

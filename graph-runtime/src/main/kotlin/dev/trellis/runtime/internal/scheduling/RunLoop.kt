@@ -55,7 +55,7 @@ internal suspend inline fun Engine.runToEnd(noinline onCancelled: (RunResult) ->
             drainCancelled()
         }
         status = when {
-            storeFault != null -> Status.INTERRUPTED
+            position.storeFault != null -> Status.INTERRUPTED
             errors.isNotEmpty() -> Status.FAILED
             recorder.interrupts.isNotEmpty() -> Status.INTERRUPTED
             drained && position.readyCount + position.pendingTriggers > 0 -> Status.INTERRUPTED
@@ -63,7 +63,7 @@ internal suspend inline fun Engine.runToEnd(noinline onCancelled: (RunResult) ->
         }
         if (status == Status.FAILED && nesting == null && compensationLog != null) compensate()
         // Inside the try: a run cancelled while its last checkpoint is saved ends CANCELLED like any other.
-        if (checkpointer != null && !checkpointer.fencedOut && storeFault == null) checkpointFinal(status)
+        if (checkpointer != null && !checkpointer.fencedOut && position.storeFault == null) checkpointFinal(status)
     } catch (e: CancellationException) {
         withContext(NonCancellable) {
             outbox.draining = true
@@ -83,7 +83,7 @@ internal suspend inline fun Engine.runToEnd(noinline onCancelled: (RunResult) ->
     releaseLease()
     val result = result(
         when {
-            storeFault != null -> Status.INTERRUPTED
+            position.storeFault != null -> Status.INTERRUPTED
             errors.isEmpty() -> status
             else -> Status.FAILED
         },
@@ -114,5 +114,5 @@ internal fun Engine.result(status: Status): RunResult = recorder.result(
     childResults ?: emptyMap(),
     position.meters?.asDoubles() ?: emptyMap(),
     compensationLog?.results?.toList() ?: emptyList(),
-    storeFault,
+    position.storeFault,
 )

@@ -7,7 +7,7 @@ import dev.trellis.runtime.RunEvent
 import dev.trellis.runtime.Status
 import dev.trellis.runtime.internal.composition.childKey
 import dev.trellis.runtime.internal.events.completedAt
-import dev.trellis.runtime.internal.events.eventHead
+import dev.trellis.runtime.internal.events.driverHead
 import dev.trellis.runtime.internal.events.startedAt
 import dev.trellis.runtime.internal.execution.Execution
 import dev.trellis.runtime.internal.persistence.checkpointStep
@@ -31,7 +31,7 @@ internal fun Engine.begin(index: Int): Execution {
     val execution = Execution(this, index, number, currentState)
     position.running[index] = execution
     recorder.begun(execution, position.running)
-    outbox.post { seq -> RunEvent.NodeStarted(execution.eventHead(seq, startedAt())) }
+    outbox.post { seq -> RunEvent.NodeStarted(driverHead(execution, seq, startedAt())) }
     return execution
 }
 
@@ -73,7 +73,7 @@ internal fun Engine.complete(execution: Execution) {
  */
 internal suspend fun Engine.completeStep(execution: Execution) {
     complete(execution)
-    if (checkpointer?.everyStep == true && !position.failed && !cancelSeen) checkpointStep()
+    if (checkpointer?.everyStep == true && !position.failed && !position.cancelSeen) checkpointStep()
 }
 
 /**
@@ -84,10 +84,10 @@ internal suspend fun Engine.completeStep(execution: Execution) {
  */
 private fun Engine.cancelled(execution: Execution) {
     if (!position.failed) {
-        cancelSeen = true
+        position.cancelSeen = true
         position.halted = true
     }
-    outbox.post { seq -> RunEvent.NodeCancelled(execution.eventHead(seq, now())) }
+    outbox.post { seq -> RunEvent.NodeCancelled(driverHead(execution, seq, now())) }
 }
 
 /** A node asked for input: the run stops starting nodes and ends INTERRUPTED once running ones finish. */
@@ -96,7 +96,7 @@ private fun Engine.interrupted(execution: Execution) {
     position.halted = true
     outbox.post {
         seq ->
-        RunEvent.NodeCancelled(execution.eventHead(seq, now()))
+        RunEvent.NodeCancelled(driverHead(execution, seq, now()))
     }
 }
 
@@ -145,7 +145,7 @@ private fun Engine.sendCompleted(execution: Execution): Instant? {
     if (!outbox.enabled) return null
     val at = completedAt()
     outbox.post { seq ->
-        RunEvent.NodeCompleted(execution.eventHead(seq, at), execution.attempt, execution.durationNanos)
+        RunEvent.NodeCompleted(driverHead(execution, seq, at), execution.attempt, execution.durationNanos)
     }
     return at
 }
@@ -169,7 +169,7 @@ private fun Engine.failed(execution: Execution) {
 internal fun Engine.postFailed(execution: Execution, error: Throwable, routedTo: String?) {
     outbox.post { seq ->
         RunEvent.NodeFailed(
-            execution.eventHead(seq, now()),
+            driverHead(execution, seq, now()),
             execution.attempt,
             error,
             execution.durationNanos,
