@@ -175,15 +175,15 @@ internal class Position(private val size: Int, keyCount: Int, private val channe
         // The channels are checked from the one that was unsettled last time, round to it: the answer is the same
         // in any order (every channel must be settled), and a join whose branches finish one by one finds its first
         // unsettled channel at once instead of after all the settled ones (a join of n branches: n checks, not n²/2).
-        val from = unsettledAt[t].coerceIn(first, maxOf(first, end - 1))
-        for (c in from until end) {
-            if (tokens[c] == 0 && intersects(channels.feeders[c])) return unsettled(t, c)
-        }
-        for (c in first until from) {
-            if (tokens[c] == 0 && intersects(channels.feeders[c])) return unsettled(t, c)
-        }
+        val hint = unsettledAt[t]
+        val from = if (hint in first until end) hint else first
+        for (c in from until end) if (waits(c)) return unsettled(t, c)
+        for (c in first until from) if (waits(c)) return unsettled(t, c)
         return true
     }
+
+    /** Whether channel [c] is empty while one of its feeders is active: it may still get a token. */
+    private fun waits(c: Int): Boolean = tokens[c] == 0 && intersects(channels.feeders[c])
 
     /** Notes [c] as the channel where [settled] of [t] starts next time; false. */
     private fun unsettled(t: Int, c: Int): Boolean {
