@@ -9,6 +9,7 @@ import dev.trellis.runtime.Checkpointing;
 import dev.trellis.runtime.RunOptions;
 import dev.trellis.runtime.RunResult;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Needs a PostgreSQL server: {@code TRELLIS_BENCH_POSTGRES_URL} (a JDBC URL; by default
  * {@code jdbc:postgresql://127.0.0.1:5432/test?user=postgres}). Each fork writes into a schema of its own, dropped at
  * the end. The server's commit cost bounds the SYNC figure from below: compare with {@code pg_test_fsync} on the
- * server's disk.
+ * server's disk, and with {@link #jdbcInsertOnly}, the least a durable write per step costs from this JVM.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -51,6 +52,7 @@ public class PostgresCheckpointBench {
     private Checkpointing sync;
     private Checkpointing async;
     private PostgresCheckpointStore store;
+    private String payload;
     private long counter;
 
     @Setup
@@ -70,6 +72,7 @@ public class PostgresCheckpointBench {
         }
         schema = "trellis_bench_" + ProcessHandle.current().pid();
         store = new PostgresCheckpointStore(pool, schema);
+        payload = "x".repeat(450); // as storeOnly's
         sync = new Checkpointing(store);
         async = sync.withDurability(Checkpointing.Durability.ASYNC);
         chain = TrellisWorkloads.INSTANCE.chain(TrellisWorkloads.CHAIN);
@@ -80,6 +83,13 @@ public class PostgresCheckpointBench {
         Check.equal("async n", TrellisWorkloads.CHAIN, TrellisWorkloads.counter(written));
         long[] records = TrellisWorkloads.checkpointPayloads(store, written.getRunId());
         Check.equal("async checkpoints", true, records[0] >= TrellisWorkloads.CHAIN);
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + schema + ".floor_rows (run text NOT NULL, seq bigint NOT NULL, payload text NOT NULL, "
+                    + "PRIMARY KEY (run, seq))");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the floor's table in " + schema, e);
+        }
+        Check.equal("floor rows", (long) TrellisWorkloads.CHAIN + 2, jdbcInsertOnly());
     }
 
     @TearDown
@@ -114,6 +124,32 @@ public class PostgresCheckpointBench {
     @Benchmark
     public long storeOnly() {
         return StoreWorkloads.appendRun(store, "pg-store-" + counter++, TrellisWorkloads.CHAIN + 2, 450);
+    }
+
+    /**
+     * The floor of a SYNC run's store traffic: as many durable writes as its appends (102), each the cheapest one this
+     * JVM can make — one prepared single-row {@code INSERT} of the same 450-char payload into a plain table, committed
+     * on its own (autocommit, the server's {@code synchronous_commit}), over the same pool and driver, without any of a
+     * checkpoint store's checks (lease, fencing, sequence). What {@link #storeOnly} adds to it is the store's; what
+     * the SYNC chain adds beyond {@link #storeOnly} is the runtime's.
+     */
+    @Benchmark
+    public long jdbcInsertOnly() {
+        String run = "floor-" + counter++;
+        long rows = 0;
+        for (int seq = 0; seq < TrellisWorkloads.CHAIN + 2; seq++) {
+            try (Connection c = pool.getConnection();
+                 PreparedStatement insert = c.prepareStatement(
+                         "INSERT INTO " + schema + ".floor_rows (run, seq, payload) VALUES (?, ?, ?)")) {
+                insert.setString(1, run);
+                insert.setLong(2, seq);
+                insert.setString(3, payload);
+                rows += insert.executeUpdate();
+            } catch (SQLException e) {
+                throw new IllegalStateException("floor insert failed", e);
+            }
+        }
+        return rows;
     }
 
     /** Chain of 100 without checkpoints: the reference. */

@@ -5,6 +5,7 @@ import dev.trellis.runtime.internal.scheduling.Engine
 import dev.trellis.runtime.internal.scheduling.NO_READING
 import dev.trellis.runtime.internal.scheduling.loop
 import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
@@ -37,7 +38,7 @@ internal fun Engine.enqueue(scope: CoroutineScope, execution: Execution) {
     if (childScope == null) {
         val children = CoroutineScope(scope.coroutineContext + childContext)
         childScope = children
-        plainChildren = plainContext(children)
+        plainBase = if (plainContext(children)) children.coroutineContext.minusKey(Job) else null
     }
     driveRight.queue.offer(execution)
 }

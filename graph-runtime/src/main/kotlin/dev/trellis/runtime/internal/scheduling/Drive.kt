@@ -89,8 +89,8 @@ private suspend inline fun Engine.steps(scope: CoroutineScope) {
 internal suspend fun Engine.drainCancelled() {
     position.failed = true
     position.halted = true
-    val inbox = driveRight?.inbox
-    if (inbox != null) while (true) complete(inbox.poll() ?: break)
+    val driveRight = driveRight
+    if (driveRight != null) while (true) complete(driveRight.takeFinished() ?: break)
     for (execution in position.running) {
         if (execution == null) continue
         if (execution.status == Status.EXECUTING) execution.status = Status.CANCELLED
@@ -111,9 +111,10 @@ internal suspend inline fun Engine.drive(scope: CoroutineScope?): Boolean {
         startReady(scope)
         // One completion at a time, each followed by starting what it made ready: a successor never waits for the
         // checkpoints of other nodes' completions.
-        val finished = driveRight?.inbox?.poll()
+        val finished = driveRight?.takeFinished()
         if (finished != null) {
-            completeStep(finished)
+            // completeStep is a suspend call: its frame is allocated per call, which a run without checkpoints skips.
+            if (checkpointer == null) complete(finished) else completeStep(finished)
             continue
         }
         if (position.runningCount == 0) {

@@ -18,10 +18,10 @@ internal val STALL_CHECK: Duration = 1.milliseconds
  * How finished executions reach the scheduler, and who runs it: the *drive right*.
  *
  * Exactly one coroutine at a time drives the scheduler (merges, decides edges, starts nodes): the one holding
- * the right. The run's loop holds it first. A node coroutine that finishes puts its execution in [inbox] and
- * counts itself in [handOvers]; if that was 0, nobody was driving, and the node's coroutine takes the
- * right and drives the scheduler itself, on its own thread, instead of waking the loop. Otherwise the
- * current driver finds the execution before it lets go. The counter is the number of hand-overs the driver has
+ * the right. The run's loop holds it first. A node coroutine that finishes and finds nobody driving ([handOvers] at
+ * 0) takes the right with its execution and drives the scheduler itself, on its own thread, instead of waking the
+ * loop; otherwise it puts its execution in [inbox] and counts itself in [handOvers] (taking the right after all if
+ * the driver let it go meanwhile: the count was 0), and the current driver finds it before it lets go. The counter is the number of hand-overs the driver has
  * not accounted for yet plus one for the driver itself; letting go subtracts what was accounted for, and fails
  * (the driver goes on) when something arrived meanwhile. This is the single-writer "drain loop" of
  * Reactive Streams implementations: no lock, and the scheduler's state is only touched by the holder, with
@@ -44,7 +44,7 @@ internal class DriveRight {
     private val handOvers = AtomicInteger(1)
 
     /** Finished executions not yet completed by the driver. */
-    val inbox = ConcurrentLinkedQueue<Execution>()
+    private val inbox = ConcurrentLinkedQueue<Execution>()
 
     /** Executions begun by the driver and not yet started. */
     val queue = ConcurrentLinkedQueue<Execution>()
@@ -108,10 +108,31 @@ internal class DriveRight {
     /** Signals the loop that the drive right has been passed to it. */
     val wake = Channel<Unit>(Channel.CONFLATED)
 
-    /** Hands a finished execution over; true when the caller now holds the drive right. */
+    /**
+     * A finished execution its own coroutine holds the drive right for ([offer] found nobody driving): the holder's
+     * alone, completed before the [inbox]'s ([takeFinished]).
+     */
+    private var own: Execution? = null
+
+    /**
+     * Hands a finished execution over; true when the caller now holds the drive right. Taking a free right takes
+     * the execution along without the inbox (no queue node, no queue update): the common case of a branch that
+     * finishes while nobody drives.
+     */
     fun offer(execution: Execution): Boolean {
+        if (handOvers.compareAndSet(0, 1)) {
+            own = execution
+            return true
+        }
         inbox.offer(execution)
         return handOvers.getAndIncrement() == 0
+    }
+
+    /** The next finished execution for the holder of the drive right to complete, or null. */
+    fun takeFinished(): Execution? {
+        val execution = own ?: return inbox.poll()
+        own = null
+        return execution
     }
 
     /**
