@@ -71,15 +71,15 @@ internal open class Execution(
     var durationNanos: Long = 0
 
     /**
-     * The job of this execution once a worker started it (its coroutine, or a [NodeJob]), or [CANCEL_REQUESTED] when a
-     * fail-fast cancellation came first (then it never starts). Set once, by compare-and-set.
+     * The coroutine running this execution once a worker started it, or [CANCEL_REQUESTED] when a fail-fast
+     * cancellation came first (then it never starts). Set once, by compare-and-set.
      */
     @Volatile
     @JvmField
     var job: Job? = null
 
-    /** Called by the worker starting this execution with [job]; false when it was cancelled before. */
-    fun claim(job: Job): Boolean = JOB.compareAndSet(this, null, job)
+    /** Called by the worker starting this execution in [coroutine]; false when it was cancelled before. */
+    fun claim(coroutine: Job): Boolean = JOB.compareAndSet(this, null, coroutine)
 
     /** Cancels this execution: its coroutine when it runs, or its start when it is still queued. */
     fun cancel() {

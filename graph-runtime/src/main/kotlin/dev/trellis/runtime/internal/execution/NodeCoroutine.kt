@@ -9,7 +9,6 @@ import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.ExperimentalCoroutinesApi
 import kotlinx.coroutines.InternalCoroutinesApi
-import kotlinx.coroutines.Job
 import kotlinx.coroutines.ThreadContextElement
 import kotlinx.coroutines.handleCoroutineException
 import kotlinx.coroutines.newCoroutineContext
@@ -19,13 +18,11 @@ import kotlin.coroutines.EmptyCoroutineContext
 import kotlin.coroutines.intrinsics.COROUTINE_SUSPENDED
 
 /**
- * The coroutine of one execution started by a worker ([startNode]) when the run's context is not plain (it installs
- * thread-context elements, [plainContext]): what `childScope.launch(start = UNDISPATCHED)` makes — a child of the
- * run's loop scope on the node dispatcher, failing its parent when it fails, reporting like a launched coroutine
- * ([handleJobException]) — with what its body needs in fields. Its body is one shared function reference
- * ([RUN_IN_COROUTINE]), so a start allocates no capturing lambda and no copy of one (a suspend lambda started with a
- * receiver is copied), only this coroutine, its context and its body's frame. In a plain context a [NodeJob] takes its
- * place.
+ * The coroutine of one execution started by a worker ([startNode]): what `childScope.launch(start = UNDISPATCHED)`
+ * makes — a child of the run's loop scope on the node dispatcher, failing its parent when it fails, reporting like a
+ * launched coroutine ([handleJobException]) — with what its body needs in fields. Its body is one shared function
+ * reference ([RUN_NODE]), so a start allocates no capturing lambda and no copy of one (a suspend lambda started
+ * with a receiver is copied), only this coroutine, its context and its body's frame.
  *
  * Built on kotlinx.coroutines' `AbstractCoroutine`, as its own builders are; it is marked internal API, so an upgrade
  * of kotlinx.coroutines may need this class adapted (the tests of workers and cancellation would show it).
@@ -45,24 +42,18 @@ internal class NodeCoroutine(
 }
 
 /**
- * What an execution's coroutine or [NodeJob] runs: the execution, unless a fail-fast cancellation or the run's
- * cancellation came first (then [job], the coroutine's job, is no longer active or was cancelled through
- * [Execution.cancel]); then it hands the execution over, and drives the scheduler if nobody else does
- * (`scheduling/Drive.kt`).
+ * What a node's coroutine runs: the execution, unless a fail-fast cancellation or the run's cancellation came first;
+ * then it hands the execution over, and drives the scheduler if nobody else does (`scheduling/Drive.kt`).
  */
-private suspend fun runNode(
-    engine: Engine,
-    scope: CoroutineScope,
-    driveRight: DriveRight,
-    execution: Execution,
-    job: Job,
-) {
+private suspend fun NodeCoroutine.runNode() {
+    val execution = execution
+    val driveRight = driveRight
     // What a `finally` would do, written out: a `finally` block is compiled twice (the normal and the exceptional
     // exit), and with it the inlined drive, which would put this function over HotSpot's 8,000 bytes of bytecode for
     // a method it compiles (it would run interpreted: a fan-out four times slower).
     val failure = try {
         // Not started when a fail-fast cancellation came first, or when the run was cancelled meanwhile.
-        if (job.isActive && execution.claim(job)) {
+        if (isActive && execution.claim(this)) {
             // Outside virtual time its worker read the clock right before starting this coroutine ([startTimed]).
             if (engine.virtualTime) execution.durationNanos = engine.nanoTime()
             execution.run()
@@ -79,22 +70,14 @@ private suspend fun runNode(
 }
 
 /** [runNode] as a value, made once: calling a reference to a function allocates no lambda's copy. */
-private val RUN_NODE: suspend (Engine, CoroutineScope, DriveRight, Execution, Job) -> Unit = ::runNode
-
-/** [runNode] in a [NodeCoroutine]. */
-private suspend fun NodeCoroutine.runInCoroutine() {
-    runNode(engine, scope, driveRight, execution, this)
-}
-
-/** [runInCoroutine] as a value, made once. */
-private val RUN_IN_COROUTINE: suspend NodeCoroutine.() -> Unit = NodeCoroutine::runInCoroutine
+private val RUN_NODE: suspend NodeCoroutine.() -> Unit = NodeCoroutine::runNode
 
 /**
  * Whether node coroutines of [childScope] may start without installing thread-context elements: true when
  * [childScope]'s context holds no `ThreadContextElement` and a `launch` would add nothing to it (no copyable
  * element to copy, no debug-mode coroutine id). Then the worker's thread already runs with what the node's context
  * would install (the worker's coroutine is a child of the same scope, or the loop itself), so [startNode] can skip
- * saving and restoring it around the start, and run the body with a [NodeJob]. Read once per run.
+ * saving and restoring it around the start. Read once per run.
  */
 @OptIn(ExperimentalCoroutinesApi::class)
 internal fun plainContext(childScope: CoroutineScope): Boolean {
@@ -104,16 +87,15 @@ internal fun plainContext(childScope: CoroutineScope): Boolean {
 }
 
 /**
- * Starts [execution] undispatched: it runs in this thread until it finishes or first suspends, then resumes on the
- * node dispatcher. In a plain context ([plainContext], the engine's [Engine.plainBase]) with a [NodeJob] for its job —
- * no coroutine, and a real job only when the body needs one; otherwise in a coroutine of its own ([NodeCoroutine])
- * started by kotlinx.coroutines, with the context a `launch` would make, installed around the start.
+ * Starts [execution] in a coroutine of its own ([NodeCoroutine]), undispatched: it runs in this thread until it
+ * finishes or first suspends, then resumes on the node dispatcher. A plain context ([plainContext]) is not
+ * installed around the start (nothing to install); otherwise the start is kotlinx.coroutines' own, with the context
+ * a `launch` would make.
  */
 @OptIn(ExperimentalCoroutinesApi::class)
 internal fun Engine.startNode(scope: CoroutineScope, driveRight: DriveRight, execution: Execution) {
     val children = childScope!!
-    val base = plainBase
-    if (base == null) {
+    if (!plainChildren) {
         val coroutine = NodeCoroutine(
             children.newCoroutineContext(EmptyCoroutineContext),
             this,
@@ -121,28 +103,20 @@ internal fun Engine.startNode(scope: CoroutineScope, driveRight: DriveRight, exe
             driveRight,
             execution,
         )
-        coroutine.start(CoroutineStart.UNDISPATCHED, coroutine, RUN_IN_COROUTINE)
+        coroutine.start(CoroutineStart.UNDISPATCHED, coroutine, RUN_NODE)
         return
     }
-    val scopeContext = children.coroutineContext
-    val job = NodeJob(base, scopeContext, scopeContext[Job]!!)
+    val coroutine = NodeCoroutine(children.coroutineContext, this, scope, driveRight, execution)
     // What an undispatched start does (kotlinx.coroutines' startCoroutineUndispatched), without the context switch.
     // The reference is called directly, not through startCoroutineUninterceptedOrReturn, which wraps the completion
     // of anything but a lambda (an object per start) so that a function suspending without a frame of its own still
     // resumes through the dispatcher: runNode has its frame, and resumes through it.
     val value = try {
         @Suppress("UNCHECKED_CAST")
-        (RUN_NODE as (Engine, CoroutineScope, DriveRight, Execution, Job, Continuation<Unit>) -> Any?)(
-            this,
-            scope,
-            driveRight,
-            execution,
-            job,
-            job,
-        )
+        (RUN_NODE as (NodeCoroutine, Continuation<Unit>) -> Any?)(coroutine, coroutine)
     } catch (e: Throwable) {
-        job.finish(e)
+        coroutine.resumeWith(Result.failure(e))
         return
     }
-    if (value !== COROUTINE_SUSPENDED) job.finish(null)
+    if (value !== COROUTINE_SUSPENDED) coroutine.resumeWith(Result.success(Unit))
 }

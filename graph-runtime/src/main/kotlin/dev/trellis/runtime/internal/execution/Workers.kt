@@ -5,7 +5,6 @@ import dev.trellis.runtime.internal.scheduling.Engine
 import dev.trellis.runtime.internal.scheduling.NO_READING
 import dev.trellis.runtime.internal.scheduling.loop
 import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.Job
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.isActive
 import kotlinx.coroutines.launch
@@ -38,7 +37,7 @@ internal fun Engine.enqueue(scope: CoroutineScope, execution: Execution) {
     if (childScope == null) {
         val children = CoroutineScope(scope.coroutineContext + childContext)
         childScope = children
-        plainBase = if (plainContext(children)) children.coroutineContext.minusKey(Job) else null
+        plainChildren = plainContext(children)
     }
     driveRight.queue.offer(execution)
 }

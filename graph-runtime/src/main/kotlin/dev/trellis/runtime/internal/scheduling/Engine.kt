@@ -44,7 +44,6 @@ import java.time.Instant
 import java.util.concurrent.atomic.AtomicLongArray
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
 import kotlin.coroutines.ContinuationInterceptor
-import kotlin.coroutines.CoroutineContext
 import kotlin.time.TimeMark
 import kotlin.time.TimeSource
 
@@ -285,11 +284,8 @@ internal class Engine(
     /** Node coroutines are children of the loop's scope on [childContext], combined once per run. */
     var childScope: CoroutineScope? = null
 
-    /**
-     * [childScope]'s context without its job when it lets executions start without a context switch ([plainContext]),
-     * else null: the context of their [NodeJob]s.
-     */
-    var plainBase: CoroutineContext? = null
+    /** Whether [childScope]'s context lets node coroutines start without a context switch ([plainContext]). */
+    var plainChildren = false
 
     init {
         if (nesting == null) this.answers.requireNodesOf(graph)
