@@ -21,11 +21,11 @@ internal val STALL_CHECK: Duration = 1.milliseconds
  * the right. The run's loop holds it first. A node coroutine that finishes and finds nobody driving ([handOvers] at
  * 0) takes the right with its execution and drives the scheduler itself, on its own thread, instead of waking the
  * loop; otherwise it puts its execution in [inbox] and counts itself in [handOvers] (taking the right after all if
- * the driver let it go meanwhile: the count was 0), and the current driver finds it before it lets go. The counter is the number of hand-overs the driver has
- * not accounted for yet plus one for the driver itself; letting go subtracts what was accounted for, and fails
- * (the driver goes on) when something arrived meanwhile. This is the single-writer "drain loop" of
- * Reactive Streams implementations: no lock, and the scheduler's state is only touched by the holder, with
- * the counter's atomic updates ordering one holder's writes before the next one's reads.
+ * the driver let it go meanwhile: the count was 0), and the current driver finds it before it lets go. The counter
+ * is the number of hand-overs the driver has not accounted for yet plus one for the driver itself; letting go
+ * subtracts what was accounted for, and fails (the driver goes on) when something arrived meanwhile. This is the
+ * single-writer "drain loop" of Reactive Streams implementations: no lock, and the scheduler's state is only touched
+ * by the holder, with the counter's atomic updates ordering one holder's writes before the next one's reads.
  *
  * Begun executions wait in [queue] until a *worker* starts them: the run's loop, or a *runner* coroutine on the node
  * dispatcher. A worker starts each execution undispatched (in its own thread, until the node finishes or first
