@@ -55,14 +55,6 @@ class BranchJobTest {
         return true
     }
 
-    private fun awaitCount(count: AtomicInteger, target: Int) {
-        val deadline = System.nanoTime() + 20_000_000_000L
-        while (count.get() < target) {
-            check(System.nanoTime() < deadline) { "the branches never all started" }
-            Thread.onSpinWait()
-        }
-    }
-
     @Test
     fun `a branch that never suspends sees its run's cancellation through isActive`(): Unit = runBlocking {
         val spinning = AtomicInteger()
@@ -72,7 +64,7 @@ class BranchJobTest {
             if (spinWhileActive()) stoppedByCancellation.incrementAndGet()
         }
         val handle = g.start(this, options = RunOptions(dispatcher = kotlinx.coroutines.Dispatchers.Default))
-        awaitCount(spinning, 2)
+        Stress.spinUntil(spinning, 2, "the branches never all started")
         handle.cancel()
         withTimeout(30.seconds) { handle.await() }.status shouldBe Status.CANCELLED
         stoppedByCancellation.get() shouldBe 2
@@ -87,7 +79,7 @@ class BranchJobTest {
                 spinning.incrementAndGet()
                 siblingStopped.set(spinWhileActive())
             } else {
-                awaitCount(spinning, 1)
+                Stress.spinUntil(spinning, 1, "the branches never all started")
                 error("b0 fails")
             }
         }

@@ -42,11 +42,7 @@ class ParallelStartTest {
 
     /** Spins (never suspends) until [started] counts both branches, or fails after [deadlineMillis]. */
     private fun awaitSibling(started: AtomicInteger, deadlineMillis: Long = 20_000): String {
-        val deadline = System.nanoTime() + deadlineMillis * 1_000_000
-        while (started.get() < 2) {
-            check(System.nanoTime() < deadline) { "the sibling branch never started while this one ran" }
-            Thread.onSpinWait()
-        }
+        Stress.spinUntil(started, 2, "the sibling branch never started while this one ran", deadlineMillis)
         return "overlapped"
     }
 

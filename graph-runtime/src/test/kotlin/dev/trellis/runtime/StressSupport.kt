@@ -29,6 +29,18 @@ object Stress {
     /** Every kind. */
     val kinds: List<Kind> = Kind.entries
 
+    /**
+     * Spins (never suspends) until [count] reaches [target], or fails with [what] after [limitMillis]: how a branch
+     * that must not suspend waits for its siblings to start beside it.
+     */
+    fun spinUntil(count: AtomicInteger, target: Int, what: String, limitMillis: Long = 20_000) {
+        val deadline = System.nanoTime() + limitMillis * 1_000_000
+        while (count.get() < target) {
+            check(System.nanoTime() < deadline) { what }
+            Thread.onSpinWait()
+        }
+    }
+
     fun spinMicros(micros: Long) {
         val end = System.nanoTime() + micros * 1_000
         while (System.nanoTime() < end) Thread.onSpinWait()
